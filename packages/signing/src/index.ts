@@ -1,0 +1,33 @@
+export {
+  type ClientIpOptions,
+  DEFAULT_IP_HEADERS,
+  detectClientIp,
+  FALLBACK_CLIENT_IP,
+  type HeaderSource,
+  InvalidClientIpError,
+  normalizeIp,
+} from './client-ip.ts'
+export {
+  ABSOLUTE_EXPIRY_THRESHOLD,
+  DEFAULT_LIFETIME_SECONDS,
+  type ExpiryOptions,
+  parseExpire,
+  resolveExpiry,
+} from './expiry.ts'
+export {
+  buildPlaybackUrl,
+  isVideoSlug,
+  type PlaybackUrlInput,
+  type StreamType,
+  streamType,
+  VIDEO_SLUG_PATTERN,
+} from './playback-url.ts'
+export {
+  createTokenRecord,
+  InvalidVideoError,
+  type SigningConfig,
+  type TokenParams,
+  type TokenRecord,
+} from './record.ts'
+export { signedText, signToken, type TokenInput, toBase64Url } from './token.ts'
+export { findTokenPair, hasTokenPair, replaceTokenPair, TOKEN_PAIR_PATTERN, type TokenPair } from './url.ts'

@@ -1,0 +1,71 @@
+/**
+ * A video slug or stream ID that is safe to sign into a URL path: one segment of 1 to 128
+ * characters from `A-Z a-z 0-9 _ -`. Rejects `a/b`, `..`, `a?b`, `%2F` and empty input.
+ */
+export const VIDEO_SLUG_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
+
+/**
+ * Whether `video` is a safe single path segment (see {@link VIDEO_SLUG_PATTERN}).
+ *
+ * @example
+ * ```ts
+ * isVideoSlug('demo-01') // true
+ * isVideoSlug('../etc')  // false
+ * ```
+ */
+export const isVideoSlug = (video: string): boolean => VIDEO_SLUG_PATTERN.test(video)
+
+/** `vod` (exactly) selects `/videos/`; anything else, including missing, is live (`/cmaf/`). */
+export type StreamType = 'vod' | 'live'
+
+/**
+ * Normalises the `type` parameter: only the exact text `vod` is on demand; `VOD`, `live`,
+ * anything else and a missing value are live (spec 4.14).
+ *
+ * @example
+ * ```ts
+ * streamType('vod') // 'vod'
+ * streamType('VOD') // 'live'
+ * streamType(undefined) // 'live'
+ * ```
+ */
+export const streamType = (type: string | undefined | null): StreamType =>
+  type === 'vod' ? 'vod' : 'live'
+
+/** Parts of a playback URL. */
+export interface PlaybackUrlInput {
+  /** CDN host, optionally with a port (`cdn.example.com`, `127.0.0.1:8080`). */
+  domain: string
+  clientId: string
+  video: string
+  token: string
+  expires: number
+  type?: string | undefined
+  /** `https` unless a local CDN emulator without TLS is used. */
+  scheme?: 'https' | 'http' | undefined
+}
+
+/**
+ * Builds the HLS master playlist URL:
+ * `https://{domain}/videos/{client_id}_{video}/{token}/{expires}/master.m3u8` for VOD, `/cmaf/`
+ * instead of `/videos/` for live.
+ *
+ * @example
+ * ```ts
+ * buildPlaybackUrl({ domain: 'cdn.example.com', clientId: '12345', video: 'demo',
+ *   token: 'abcDEF123', expires: 1767225600, type: 'vod' })
+ * // 'https://cdn.example.com/videos/12345_demo/abcDEF123/1767225600/master.m3u8'
+ * ```
+ */
+export const buildPlaybackUrl = ({
+  domain,
+  clientId,
+  video,
+  token,
+  expires,
+  type,
+  scheme = 'https',
+}: PlaybackUrlInput): string => {
+  const root = streamType(type) === 'vod' ? 'videos' : 'cmaf'
+  return `${scheme}://${domain}/${root}/${clientId}_${video}/${token}/${expires}/master.m3u8`
+}

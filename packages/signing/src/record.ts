@@ -1,0 +1,98 @@
+import { InvalidClientIpError, normalizeIp } from './client-ip.ts'
+import { resolveExpiry } from './expiry.ts'
+import { buildPlaybackUrl, isVideoSlug } from './playback-url.ts'
+import { signToken } from './token.ts'
+
+/** Server-side configuration: what the token backend reads from its environment. */
+export interface SigningConfig {
+  /** Account ID (`CLIENT_ID`). */
+  clientId: string
+  /** CDN resource secret (`SECRET_KEY`). */
+  secretKey: string
+  /** Host for plain-token URLs (`CDN_DOMAIN`). */
+  cdnDomain: string
+  /** Host for IP-bound URLs (`CDN_DOMAIN_IP`). */
+  cdnDomainIp: string
+  /** URL scheme; `https` unless a local CDN emulator is used. */
+  scheme?: 'https' | 'http' | undefined
+  /** Optional cap on token lifetime in seconds (`MAX_EXPIRE_SECONDS`); off by default. */
+  maxLifetimeSeconds?: number | undefined
+}
+
+/** What one viewer asked for. */
+export interface TokenParams {
+  /** Video slug or stream ID; must be a safe path segment. */
+  video: string
+  /** `vod` or anything else (live). */
+  type?: string | undefined
+  /** Raw `expire` parameter: a lifetime or an absolute timestamp. */
+  expire?: string | number | undefined
+  /** Viewer IP for the IP-bound token (see `detectClientIp`). */
+  clientIp: string
+}
+
+/** The token backend's response (spec 2.11), field order as documented. */
+export interface TokenRecord {
+  /** Plain token, valid from any IP. */
+  token: string
+  /** IP-bound token, locked to `client_ip`. */
+  token_ip: string
+  /** Viewer IP as seen by the backend. */
+  client_ip: string
+  /** Unix timestamp (seconds) at which both tokens expire. */
+  expires: number
+  /** Master playlist URL with the plain token on `CDN_DOMAIN`. */
+  url: string
+  /** Master playlist URL with the IP-bound token on `CDN_DOMAIN_IP`. */
+  url_ip: string
+}
+
+/** Thrown when `video` is not a safe path segment. */
+export class InvalidVideoError extends TypeError {
+  override readonly name = 'InvalidVideoError'
+}
+
+/**
+ * Builds the whole token record of spec 2.11 from configuration and request parameters.
+ *
+ * @throws {InvalidVideoError} when `video` is not one safe path segment.
+ * @throws {InvalidClientIpError} when `clientIp` is not an IP address.
+ * @example
+ * ```ts
+ * const record = createTokenRecord(
+ *   { clientId: '12345', secretKey: 'secret', cdnDomain: 'cdn.example.com', cdnDomainIp: 'cdn-ip.example.com' },
+ *   { video: 'demo', type: 'vod', expire: '600', clientIp: '203.0.113.7' },
+ *   { nowSeconds: Math.floor(Date.now() / 1000) },
+ * )
+ * record.url // 'https://cdn.example.com/videos/12345_demo/<token>/<expires>/master.m3u8'
+ * ```
+ */
+export const createTokenRecord = (
+  config: SigningConfig,
+  params: TokenParams,
+  { nowSeconds }: { nowSeconds: number },
+): TokenRecord => {
+  const { clientId, secretKey: secret, scheme } = config
+  const { video, type } = params
+  if (!isVideoSlug(video)) {
+    throw new InvalidVideoError('video must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -')
+  }
+  const ip = normalizeIp(params.clientIp)
+  if (ip === undefined) throw new InvalidClientIpError('client_ip is not a valid IPv4 or IPv6 address')
+  const expires = resolveExpiry(params.expire, {
+    nowSeconds,
+    maxLifetimeSeconds: config.maxLifetimeSeconds,
+  })
+  const token = signToken({ clientId, video, secret, expires })
+  const tokenIp = signToken({ clientId, video, secret, expires, ip })
+  const url = (domain: string, signed: string) =>
+    buildPlaybackUrl({ domain, clientId, video, token: signed, expires, type, scheme })
+  return {
+    token,
+    token_ip: tokenIp,
+    client_ip: ip,
+    expires,
+    url: url(config.cdnDomain, token),
+    url_ip: url(config.cdnDomainIp, tokenIp),
+  }
+}
