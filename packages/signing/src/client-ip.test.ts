@@ -13,12 +13,22 @@ describe('normalizeIp', () => {
     expect(normalizeIp(text)).toBe(ip)
   })
 
-  it.each(['', '1', '1.2.3', '01.2.3.4', '0x7f.0.0.1', '256.1.1.1', ' 1.2.3.4', '[::1]', 'fe80::1%eth0', '1:2:3:4:5:6:7:8:9', 'unknown', '1.2.3.4/24'])(
-    'rejects %j',
-    (text) => {
-      expect(normalizeIp(text)).toBeUndefined()
-    },
-  )
+  it.each([
+    '',
+    '1',
+    '1.2.3',
+    '01.2.3.4',
+    '0x7f.0.0.1',
+    '256.1.1.1',
+    ' 1.2.3.4',
+    '[::1]',
+    'fe80::1%eth0',
+    '1:2:3:4:5:6:7:8:9',
+    'unknown',
+    '1.2.3.4/24',
+  ])('rejects %j', (text) => {
+    expect(normalizeIp(text)).toBeUndefined()
+  })
 })
 
 describe('detectClientIp', () => {
@@ -32,14 +42,20 @@ describe('detectClientIp', () => {
   })
 
   it('prefers x-real-ip, then x-forwarded-for, and takes the first trimmed entry', () => {
-    expect(detectClientIp(new Headers({ 'x-real-ip': ' 198.51.100.1 , 10.0.0.1', 'x-forwarded-for': '192.0.2.1' }))).toBe(
-      '198.51.100.1',
+    expect(
+      detectClientIp(
+        new Headers({ 'x-real-ip': ' 198.51.100.1 , 10.0.0.1', 'x-forwarded-for': '192.0.2.1' }),
+      ),
+    ).toBe('198.51.100.1')
+    expect(detectClientIp(new Headers({ 'x-forwarded-for': '192.0.2.1, 10.0.0.1' }))).toBe(
+      '192.0.2.1',
     )
-    expect(detectClientIp(new Headers({ 'x-forwarded-for': '192.0.2.1, 10.0.0.1' }))).toBe('192.0.2.1')
   })
 
   it('skips a header whose first entry is not an IP', () => {
-    expect(detectClientIp(new Headers({ 'x-real-ip': 'unknown', 'x-forwarded-for': '192.0.2.1' }))).toBe('192.0.2.1')
+    expect(
+      detectClientIp(new Headers({ 'x-real-ip': 'unknown', 'x-forwarded-for': '192.0.2.1' })),
+    ).toBe('192.0.2.1')
     expect(detectClientIp(new Headers({ 'x-forwarded-for': ', 192.0.2.1' }))).toBe('0.0.0.0')
   })
 
@@ -49,7 +65,9 @@ describe('detectClientIp', () => {
 
   it('follows a configured header order', () => {
     const headers = new Headers({ 'cf-connecting-ip': '2001:DB8::7', 'x-real-ip': '198.51.100.1' })
-    expect(detectClientIp(headers, { headerNames: ['cf-connecting-ip', 'x-real-ip'] })).toBe('2001:db8::7')
+    expect(detectClientIp(headers, { headerNames: ['cf-connecting-ip', 'x-real-ip'] })).toBe(
+      '2001:db8::7',
+    )
     expect(detectClientIp(headers, { headerNames: [] })).toBe('0.0.0.0')
   })
 })

@@ -69,7 +69,8 @@ export const detectClientIp = (
 ): string => {
   if (explicit !== undefined) {
     const ip = normalizeIp(explicit)
-    if (ip === undefined) throw new InvalidClientIpError('client_ip is not a valid IPv4 or IPv6 address')
+    if (ip === undefined)
+      throw new InvalidClientIpError('client_ip is not a valid IPv4 or IPv6 address')
     return ip
   }
   for (const name of headerNames) {

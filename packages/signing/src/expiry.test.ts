@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { ABSOLUTE_EXPIRY_THRESHOLD, DEFAULT_LIFETIME_SECONDS, parseExpire, resolveExpiry } from './expiry.ts'
+import {
+  ABSOLUTE_EXPIRY_THRESHOLD,
+  DEFAULT_LIFETIME_SECONDS,
+  parseExpire,
+  resolveExpiry,
+} from './expiry.ts'
 
 const nowSeconds = 1_800_000_000
 
@@ -15,12 +20,23 @@ describe('parseExpire', () => {
     expect(parseExpire(text)).toBe(value)
   })
 
-  it.each(['60s', '1.5', '1e3', '0x10', ' 60', '60 ', '', '+', '-', '--5', '9007199254740992', '99999999999999999999', '٣'])(
-    'treats %j as unparsable',
-    (text) => {
-      expect(parseExpire(text)).toBeUndefined()
-    },
-  )
+  it.each([
+    '60s',
+    '1.5',
+    '1e3',
+    '0x10',
+    ' 60',
+    '60 ',
+    '',
+    '+',
+    '-',
+    '--5',
+    '9007199254740992',
+    '99999999999999999999',
+    '٣',
+  ])('treats %j as unparsable', (text) => {
+    expect(parseExpire(text)).toBeUndefined()
+  })
 
   it('treats a missing value as unparsable', () => {
     expect(parseExpire(undefined)).toBeUndefined()
@@ -29,9 +45,12 @@ describe('parseExpire', () => {
 })
 
 describe('resolveExpiry', () => {
-  it.each([undefined, '', 'abc', '60s', '1e3', '0', '-5', '-0'])('defaults %j to now + 3600', (expire) => {
-    expect(resolveExpiry(expire, { nowSeconds })).toBe(nowSeconds + DEFAULT_LIFETIME_SECONDS)
-  })
+  it.each([undefined, '', 'abc', '60s', '1e3', '0', '-5', '-0'])(
+    'defaults %j to now + 3600',
+    (expire) => {
+      expect(resolveExpiry(expire, { nowSeconds })).toBe(nowSeconds + DEFAULT_LIFETIME_SECONDS)
+    },
+  )
 
   it('adds a relative lifetime to now', () => {
     expect(resolveExpiry('600', { nowSeconds })).toBe(nowSeconds + 600)
@@ -40,8 +59,12 @@ describe('resolveExpiry', () => {
   })
 
   it('treats exactly the threshold as relative and anything above as absolute', () => {
-    expect(resolveExpiry(String(ABSOLUTE_EXPIRY_THRESHOLD), { nowSeconds })).toBe(nowSeconds + ABSOLUTE_EXPIRY_THRESHOLD)
-    expect(resolveExpiry(String(ABSOLUTE_EXPIRY_THRESHOLD + 1), { nowSeconds })).toBe(ABSOLUTE_EXPIRY_THRESHOLD + 1)
+    expect(resolveExpiry(String(ABSOLUTE_EXPIRY_THRESHOLD), { nowSeconds })).toBe(
+      nowSeconds + ABSOLUTE_EXPIRY_THRESHOLD,
+    )
+    expect(resolveExpiry(String(ABSOLUTE_EXPIRY_THRESHOLD + 1), { nowSeconds })).toBe(
+      ABSOLUTE_EXPIRY_THRESHOLD + 1,
+    )
     expect(resolveExpiry('1900000000', { nowSeconds })).toBe(1_900_000_000)
   })
 

@@ -30,4 +30,10 @@ export {
   type TokenRecord,
 } from './record.ts'
 export { signedText, signToken, type TokenInput, toBase64Url } from './token.ts'
-export { findTokenPair, hasTokenPair, replaceTokenPair, TOKEN_PAIR_PATTERN, type TokenPair } from './url.ts'
+export {
+  findTokenPair,
+  hasTokenPair,
+  replaceTokenPair,
+  TOKEN_PAIR_PATTERN,
+  type TokenPair,
+} from './url.ts'

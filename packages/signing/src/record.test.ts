@@ -4,16 +4,32 @@ import { InvalidClientIpError } from './client-ip.ts'
 import { createTokenRecord, InvalidVideoError } from './record.ts'
 
 const md5url = (text: string) => createHash('md5').update(text).digest('base64url')
-const config = { clientId: '12345', secretKey: 's3cr3t', cdnDomain: 'cdn.example.com', cdnDomainIp: 'cdn-ip.example.com' }
+const config = {
+  clientId: '12345',
+  secretKey: 's3cr3t',
+  cdnDomain: 'cdn.example.com',
+  cdnDomainIp: 'cdn-ip.example.com',
+}
 const nowSeconds = 1_800_000_000
 
 describe('createTokenRecord', () => {
   it('builds exactly the six fields of spec 2.11, in order', () => {
-    const record = createTokenRecord(config, { video: 'demo', type: 'vod', expire: '600', clientIp: '203.0.113.7' }, { nowSeconds })
+    const record = createTokenRecord(
+      config,
+      { video: 'demo', type: 'vod', expire: '600', clientIp: '203.0.113.7' },
+      { nowSeconds },
+    )
     const expires = nowSeconds + 600
     const token = md5url(`12345_demo_s3cr3t_${expires}_`)
     const tokenIp = md5url(`12345_demo_s3cr3t_${expires}_203.0.113.7`)
-    expect(Object.keys(record)).toEqual(['token', 'token_ip', 'client_ip', 'expires', 'url', 'url_ip'])
+    expect(Object.keys(record)).toEqual([
+      'token',
+      'token_ip',
+      'client_ip',
+      'expires',
+      'url',
+      'url_ip',
+    ])
     expect(record).toEqual({
       token,
       token_ip: tokenIp,
@@ -25,14 +41,22 @@ describe('createTokenRecord', () => {
   })
 
   it('defaults to live and a one-hour lifetime', () => {
-    const record = createTokenRecord(config, { video: 'stream1', clientIp: '0.0.0.0' }, { nowSeconds })
+    const record = createTokenRecord(
+      config,
+      { video: 'stream1', clientIp: '0.0.0.0' },
+      { nowSeconds },
+    )
     expect(record.expires).toBe(nowSeconds + 3600)
     expect(record.url).toMatch(/^https:\/\/cdn\.example\.com\/cmaf\/12345_stream1\//)
     expect(record.url_ip).toMatch(/^https:\/\/cdn-ip\.example\.com\/cmaf\/12345_stream1\//)
   })
 
   it('signs the normalised IP that the CDN will see', () => {
-    const record = createTokenRecord(config, { video: 'demo', clientIp: '2001:DB8::1' }, { nowSeconds })
+    const record = createTokenRecord(
+      config,
+      { video: 'demo', clientIp: '2001:DB8::1' },
+      { nowSeconds },
+    )
     expect(record.client_ip).toBe('2001:db8::1')
     expect(record.token_ip).toBe(md5url(`12345_demo_s3cr3t_${record.expires}_2001:db8::1`))
   })
@@ -48,7 +72,11 @@ describe('createTokenRecord', () => {
   })
 
   it('refuses to sign an unsafe video or an invalid IP', () => {
-    expect(() => createTokenRecord(config, { video: '../x', clientIp: '0.0.0.0' }, { nowSeconds })).toThrow(InvalidVideoError)
-    expect(() => createTokenRecord(config, { video: 'demo', clientIp: 'x' }, { nowSeconds })).toThrow(InvalidClientIpError)
+    expect(() =>
+      createTokenRecord(config, { video: '../x', clientIp: '0.0.0.0' }, { nowSeconds }),
+    ).toThrow(InvalidVideoError)
+    expect(() =>
+      createTokenRecord(config, { video: 'demo', clientIp: 'x' }, { nowSeconds }),
+    ).toThrow(InvalidClientIpError)
   })
 })

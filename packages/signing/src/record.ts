@@ -78,7 +78,8 @@ export const createTokenRecord = (
     throw new InvalidVideoError('video must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -')
   }
   const ip = normalizeIp(params.clientIp)
-  if (ip === undefined) throw new InvalidClientIpError('client_ip is not a valid IPv4 or IPv6 address')
+  if (ip === undefined)
+    throw new InvalidClientIpError('client_ip is not a valid IPv4 or IPv6 address')
   const expires = resolveExpiry(params.expire, {
     nowSeconds,
     maxLifetimeSeconds: config.maxLifetimeSeconds,

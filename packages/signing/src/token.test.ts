@@ -12,7 +12,13 @@ describe('signToken', () => {
   })
 
   it('signs the IP-bound token with the IP as the last part', () => {
-    const input = { clientId: '12345', video: 'demo', secret: 's3cr3t', expires: 1767225600, ip: '203.0.113.7' }
+    const input = {
+      clientId: '12345',
+      video: 'demo',
+      secret: 's3cr3t',
+      expires: 1767225600,
+      ip: '203.0.113.7',
+    }
     expect(signToken(input)).toBe('cGpYIL9A5Xq3zQcRK9u-Ug')
   })
 

@@ -5,12 +5,20 @@ const pair = { token: 'NEWtok_-9', expires: 1767229200 }
 
 describe('findTokenPair', () => {
   it('finds the pair in master, media playlist and segment URLs', () => {
-    expect(findTokenPair('https://cdn.example.com/videos/12345_demo/Ab3xYz9_-Q/1767225600/master.m3u8')).toEqual({
+    expect(
+      findTokenPair('https://cdn.example.com/videos/12345_demo/Ab3xYz9_-Q/1767225600/master.m3u8'),
+    ).toEqual({
       token: 'Ab3xYz9_-Q',
       expires: 1767225600,
     })
-    expect(findTokenPair('/cmaf/1_live/abcdef/1767225600/v1/seg_003.ts')).toEqual({ token: 'abcdef', expires: 1767225600 })
-    expect(findTokenPair('https://h/videos/1_x/abcdef/1767225600')).toEqual({ token: 'abcdef', expires: 1767225600 })
+    expect(findTokenPair('/cmaf/1_live/abcdef/1767225600/v1/seg_003.ts')).toEqual({
+      token: 'abcdef',
+      expires: 1767225600,
+    })
+    expect(findTokenPair('https://h/videos/1_x/abcdef/1767225600')).toEqual({
+      token: 'abcdef',
+      expires: 1767225600,
+    })
   })
 
   it('accepts timestamps past May 2033, where the spec pattern "1\\d{9,}" would stop matching', () => {
@@ -33,21 +41,23 @@ describe('findTokenPair', () => {
 
 describe('replaceTokenPair', () => {
   it('replaces any pair, not only the original one', () => {
-    expect(replaceTokenPair('https://cdn/videos/1_demo/OLDtok1/1767225600/v0/index.m3u8', pair)).toBe(
-      'https://cdn/videos/1_demo/NEWtok_-9/1767229200/v0/index.m3u8',
-    )
-    expect(replaceTokenPair('https://cdn/videos/1_demo/OTHERtok/1767227400/v1/seg_007.ts', pair)).toBe(
-      'https://cdn/videos/1_demo/NEWtok_-9/1767229200/v1/seg_007.ts',
-    )
+    expect(
+      replaceTokenPair('https://cdn/videos/1_demo/OLDtok1/1767225600/v0/index.m3u8', pair),
+    ).toBe('https://cdn/videos/1_demo/NEWtok_-9/1767229200/v0/index.m3u8')
+    expect(
+      replaceTokenPair('https://cdn/videos/1_demo/OTHERtok/1767227400/v1/seg_007.ts', pair),
+    ).toBe('https://cdn/videos/1_demo/NEWtok_-9/1767229200/v1/seg_007.ts')
   })
 
   it('keeps the query string and fragment untouched', () => {
-    expect(replaceTokenPair('/videos/1_d/OLDtok1/1767225600/key.bin?x=abcdef/1767225600/#f', pair)).toBe(
-      '/videos/1_d/NEWtok_-9/1767229200/key.bin?x=abcdef/1767225600/#f',
-    )
+    expect(
+      replaceTokenPair('/videos/1_d/OLDtok1/1767225600/key.bin?x=abcdef/1767225600/#f', pair),
+    ).toBe('/videos/1_d/NEWtok_-9/1767229200/key.bin?x=abcdef/1767225600/#f')
   })
 
   it('returns a URL without a pair unchanged', () => {
-    expect(replaceTokenPair('https://other.example.com/logo.png', pair)).toBe('https://other.example.com/logo.png')
+    expect(replaceTokenPair('https://other.example.com/logo.png', pair)).toBe(
+      'https://other.example.com/logo.png',
+    )
   })
 })

@@ -1,0 +1,103 @@
+import { zValidator } from '@hono/zod-validator'
+import { createTokenRecord, detectClientIp, normalizeIp, VIDEO_SLUG_PATTERN } from '@proj/signing'
+import { Hono } from 'hono'
+import { cors } from 'hono/cors'
+import * as z from 'zod/mini'
+import { type Authorizer, authorizerFor } from './authorize.ts'
+import { loadConfig } from './config.ts'
+import { fail, handleError, handleNotFound } from './errors.ts'
+import type { TokenAppEnv } from './types.ts'
+
+/** Options of {@link createTokenApp}. */
+export interface TokenAppOptions {
+  /** Replaces the `AUTH_MODE` authorizer with your own check. */
+  authorize?: Authorizer
+  /** Clock in milliseconds; injected by tests. */
+  now?: () => number
+}
+
+/** A parameter given twice is refused: which copy was signed would be a guess. */
+const once = (name: string, value: z.ZodMiniType<string> = z.string()) =>
+  z.optional(z.union([value, z.pipe(z.array(z.string()), z.transform(() => fail(400, `${name} must be given once`)))]))
+
+const tokenQuery = z.object({
+  video: z.string({ error: (issue) => (issue.input === undefined ? 'video is required' : 'video must be given once') }).check(
+    z.minLength(1, 'video is required'),
+    z.regex(VIDEO_SLUG_PATTERN, 'video must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -'),
+  ),
+  type: once('type'),
+  expire: once('expire'),
+  client_ip: once(
+    'client_ip',
+    z.string().check(z.refine((ip) => normalizeIp(ip) !== undefined, 'client_ip must be a valid IPv4 or IPv6 address')),
+  ),
+})
+
+const validateQuery = zValidator('query', tokenQuery, (result) => {
+  if (!result.success) fail(400, result.error.issues[0]?.message ?? 'invalid query')
+})
+
+const corsForConfig = cors({
+  origin: (origin, c) => {
+    const allowed = (c as { get(key: 'config'): TokenAppEnv['Variables']['config'] }).get(
+      'config',
+    ).allowedOrigins
+    if (allowed === '*') return '*'
+    return allowed?.includes(origin) ? origin : null
+  },
+  allowMethods: ['GET'],
+  allowHeaders: ['Authorization'],
+  maxAge: 600,
+})
+
+/**
+ * The token backend of spec 4.14: `GET /token?video=…[&type=vod][&expire=…][&client_ip=…]`
+ * answers the six-field record of spec 2.11 with `Cache-Control: no-store`. Order per request:
+ * configuration (500 naming a bad variable) → CORS → query validation (400) → authorization
+ * (401/403) → signing.
+ *
+ * @example
+ * ```ts
+ * // src/index.ts of your worker
+ * import { allow, createTokenApp, deny } from '@proj/token-worker'
+ * export default createTokenApp({
+ *   authorize: (c, video) => (video.startsWith('free-') ? allow : deny(403, 'members only')),
+ * })
+ * ```
+ */
+export const createTokenApp = ({ authorize, now = Date.now }: TokenAppOptions = {}) => {
+  const app = new Hono<TokenAppEnv>()
+  app.onError(handleError)
+  app.notFound(handleNotFound)
+  app.use(async (c, next) => {
+    c.set('config', loadConfig(c.env))
+    c.header('X-Content-Type-Options', 'nosniff')
+    await next()
+  })
+  app.use('/token', corsForConfig)
+  return app
+    .get('/token', validateQuery, async (c) => {
+      const { signing, ipHeaders, auth } = c.get('config')
+      const query = c.req.valid('query')
+      const decision = await (authorize ?? authorizerFor(auth))(c, query.video)
+      if (!decision.allow) fail(decision.status, decision.reason)
+      const clientIp = detectClientIp(c.req.raw.headers, {
+        explicit: query.client_ip,
+        headerNames: ipHeaders,
+      })
+      const record = createTokenRecord(
+        signing,
+        { video: query.video, type: query.type, expire: query.expire, clientIp },
+        { nowSeconds: Math.floor(now() / 1000) },
+      )
+      c.header('Cache-Control', 'no-store')
+      return c.json(record)
+    })
+    .all('/token', (c) => {
+      c.header('Allow', 'GET, HEAD, OPTIONS')
+      return fail(405, `method ${c.req.method} is not allowed: use GET`)
+    })
+}
+
+/** The token app type, for `hc<TokenApp>()` clients. */
+export type TokenApp = ReturnType<typeof createTokenApp>

@@ -1,0 +1,153 @@
+import { env } from 'cloudflare:test'
+import { sign } from 'hono/jwt'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { NOW_MS, NOW_S, testEnv } from '../test/helpers.ts'
+import { TEST_JWKS_URL } from '../test/jwks.ts'
+import { createTokenApp } from './app.ts'
+import { claimAllows } from './authorize.ts'
+
+const JWT_SECRET = 'viewer-jwt-shared-secret-0123456789'
+const app = createTokenApp({ now: () => NOW_MS })
+const realNow = () => Math.floor(Date.now() / 1000)
+
+const call = (video: string, token: string | undefined, overrides: Record<string, string>) =>
+  app.request(
+    `/token?video=${video}`,
+    { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } },
+    testEnv(overrides),
+  )
+
+afterEach(() => vi.restoreAllMocks())
+
+describe('claimAllows', () => {
+  it.each([
+    ['*', true],
+    [['*'], true],
+    [['demo', 'other'], true],
+    [['other'], false],
+    ['demo', false],
+    [undefined, false],
+    [{ demo: true }, false],
+  ])('%j → %s', (claim, allowed) => {
+    expect(claimAllows(claim, 'demo')).toBe(allowed)
+  })
+})
+
+describe('AUTH_MODE=none', () => {
+  it('signs for anyone and warns once per isolate, not per request', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    // A fresh module instance so the once-per-isolate flag starts unset.
+    vi.resetModules()
+    const { createTokenApp: fresh } = await import('./app.ts')
+    const none = fresh({ now: () => NOW_MS })
+    for (let i = 0; i < 3; i++)
+      expect((await none.request('/token?video=demo', {}, testEnv())).status).toBe(200)
+    expect(warn).toHaveBeenCalledTimes(1)
+    expect(String(warn.mock.calls[0]?.[0])).toContain('AUTH_MODE is "none"')
+  })
+})
+
+describe('AUTH_MODE=jwt with a shared secret', () => {
+  const mode = { AUTH_MODE: 'jwt', JWT_SECRET }
+  const token = (payload: Record<string, unknown>, secret = JWT_SECRET) =>
+    sign({ exp: realNow() + 300, ...payload }, secret, 'HS256')
+
+  it('answers 401 with a WWW-Authenticate challenge when no bearer token is sent', async () => {
+    const res = await call('demo', undefined, mode)
+    expect(res.status).toBe(401)
+    expect(res.headers.get('www-authenticate')).toContain('Bearer')
+    expect(await res.json()).toEqual({ error: 'no authorization included in request' })
+  })
+
+  it.each([
+    ['a wrong signature', () => token({ videos: ['demo'] }, 'another-secret-of-enough-length')],
+    ['an expired token', () => token({ videos: ['demo'], exp: realNow() - 10 })],
+    ['a token not yet valid', () => token({ videos: ['demo'], nbf: realNow() + 600 })],
+    ['garbage', async () => 'not.a.jwt'],
+  ])('answers 401 for %s', async (_, make) => {
+    const res = await call('demo', await make(), mode)
+    expect(res.status).toBe(401)
+    expect(await res.json()).toEqual({ error: 'Unauthorized' })
+  })
+
+  it('answers 403 when the videos claim does not list the video', async () => {
+    const res = await call('paid', await token({ videos: ['demo'] }), mode)
+    expect(res.status).toBe(403)
+    expect(await res.json()).toEqual({ error: 'token does not grant access to video "paid"' })
+    expect((await call('paid', await token({}), mode)).status).toBe(403)
+  })
+
+  it('signs when the claim lists the video or "*"', async () => {
+    expect((await call('demo', await token({ videos: ['demo'] }), mode)).status).toBe(200)
+    expect((await call('paid', await token({ videos: '*' }), mode)).status).toBe(200)
+  })
+
+  it('reads a configured claim name and enforces issuer and audience', async () => {
+    const strict = {
+      ...mode,
+      JWT_VIDEOS_CLAIM: 'https://example.com/videos',
+      JWT_ISSUER: 'https://id.test',
+      JWT_AUDIENCE: 'player',
+    }
+    const good = await token({
+      'https://example.com/videos': ['demo'],
+      iss: 'https://id.test',
+      aud: 'player',
+    })
+    expect((await call('demo', good, strict)).status).toBe(200)
+    const otherIssuer = await token({
+      'https://example.com/videos': ['demo'],
+      iss: 'https://evil.test',
+      aud: 'player',
+    })
+    expect((await call('demo', otherIssuer, strict)).status).toBe(401)
+    const otherAudience = await token({
+      'https://example.com/videos': ['demo'],
+      iss: 'https://id.test',
+      aud: 'admin',
+    })
+    expect((await call('demo', otherAudience, strict)).status).toBe(401)
+  })
+
+  it('checks the bearer token before the claim, and validates the query before both', async () => {
+    expect((await call('a%2Fb', undefined, mode)).status).toBe(400)
+  })
+})
+
+describe('AUTH_MODE=jwt with a JWKS', () => {
+  const privateJwk = JSON.parse(env.TEST_PRIVATE_JWK)
+  const publicJwk = {
+    kty: privateJwk.kty,
+    crv: privateJwk.crv,
+    x: privateJwk.x,
+    y: privateJwk.y,
+    kid: privateJwk.kid,
+    alg: 'ES256',
+  }
+  const token = (payload: Record<string, unknown>) =>
+    sign({ exp: realNow() + 300, ...payload }, privateJwk, 'ES256')
+
+  it('fetches the key set from JWT_JWKS_URL', async () => {
+    const mode = { AUTH_MODE: 'jwt', JWT_JWKS_URL: TEST_JWKS_URL }
+    expect((await call('demo', await token({ videos: ['demo'] }), mode)).status).toBe(200)
+    expect((await call('other', await token({ videos: ['demo'] }), mode)).status).toBe(403)
+    const forged = await sign({ videos: '*', exp: realNow() + 300 }, 'x'.repeat(32), 'HS256')
+    expect((await call('demo', forged, mode)).status).toBe(401)
+  })
+
+  it('accepts an inline key set in JWT_JWKS', async () => {
+    const mode = {
+      AUTH_MODE: 'jwt',
+      JWT_JWKS: JSON.stringify({ keys: [publicJwk] }),
+      JWT_ALG: 'ES256',
+    }
+    expect((await call('demo', await token({ videos: ['demo'] }), mode)).status).toBe(200)
+    expect((await call('demo', undefined, mode)).status).toBe(401)
+  })
+
+  it('keeps NOW_S in the signed record while JWT times use the real clock', async () => {
+    const mode = { AUTH_MODE: 'jwt', JWT_JWKS: JSON.stringify([publicJwk]) }
+    const res = await call('demo', await token({ videos: ['demo'] }), mode)
+    expect((await res.json<{ expires: number }>()).expires).toBe(NOW_S + 3600)
+  })
+})

@@ -1,0 +1,139 @@
+import type { Context } from 'hono'
+import { jwk } from 'hono/jwk'
+import { jwt } from 'hono/jwt'
+import type { MiddlewareHandler } from 'hono/types'
+import type { AuthConfig } from './config.ts'
+import type { TokenAppEnv } from './types.ts'
+
+/** The outcome of an authorization check. */
+export type AuthDecision = { allow: true } | { allow: false; status: 401 | 403; reason: string }
+
+/**
+ * Decides whether the caller may get a token for `video` (already validated as a safe slug).
+ * The only thing the worker knows about users: plug your own to check a session, a
+ * subscription or a pay-per-view purchase.
+ *
+ * @example
+ * ```ts
+ * const paidOnly: Authorizer = async (c, video) => {
+ *   const session = c.req.header('cookie')?.match(/session=(\w+)/)?.[1]
+ *   if (!session) return deny(401, 'sign in first')
+ *   const ok = await c.env.ENTITLEMENTS.get(`${session}:${video}`)
+ *   return ok ? allow : deny(403, `no purchase of video "${video}"`)
+ * }
+ * ```
+ */
+export type Authorizer = (
+  c: Context<TokenAppEnv>,
+  video: string,
+) => AuthDecision | Promise<AuthDecision>
+
+/** An allowing decision. @example `return allow` */
+export const allow: AuthDecision = { allow: true }
+
+/**
+ * A denying decision: 401 when the caller is not authenticated, 403 when it is but may not
+ * watch this video. The reason is sent to the caller as `{error}`.
+ *
+ * @example
+ * ```ts
+ * return deny(403, 'subscription expired')
+ * ```
+ */
+export const deny = (status: 401 | 403, reason: string): AuthDecision => ({
+  allow: false,
+  status,
+  reason,
+})
+
+let warned = false
+
+/**
+ * Mode `none`: everyone may get a token for every video. Fine for local development; in
+ * production it lets any caller obtain a token for any asset, so it warns once per isolate.
+ *
+ * @example
+ * ```ts
+ * createTokenApp({ authorize: allowAll })
+ * ```
+ */
+export const allowAll: Authorizer = () => {
+  if (!warned) {
+    warned = true
+    console.warn(
+      'token-worker: AUTH_MODE is "none": any caller can get a token for any video. Set AUTH_MODE=jwt or plug an authorizer before production.',
+    )
+  }
+  return allow
+}
+
+/** The JWT claim check: `"*"`, or an array containing `"*"` or the video. */
+export const claimAllows = (claim: unknown, video: string): boolean =>
+  claim === '*' || (Array.isArray(claim) && (claim.includes('*') || claim.includes(video)))
+
+const verifiers = new WeakMap<AuthConfig, MiddlewareHandler>()
+
+const verifierFor = (auth: Extract<AuthConfig, { mode: 'jwt' }>): MiddlewareHandler => {
+  let verifier = verifiers.get(auth)
+  if (verifier) return verifier
+  const verification = {
+    ...(auth.issuer !== undefined && { iss: auth.issuer }),
+    ...(auth.audience !== undefined && { aud: auth.audience }),
+  }
+  const realm = 'token'
+  if (auth.secret) {
+    verifier = jwt({ secret: auth.secret.key, alg: auth.secret.alg, realm, verification })
+  } else {
+    const { url, keys, algs } = auth.jwks ?? { algs: [] }
+    // Workers cache the key set at the edge for five minutes instead of fetching it per request.
+    verifier = jwk(
+      {
+        ...(url !== undefined && { jwks_uri: url }),
+        ...(keys !== undefined && { keys }),
+        alg: algs,
+        realm,
+        verification,
+      },
+      { cf: { cacheTtl: 300, cacheEverything: true } } as RequestInit,
+    )
+  }
+  verifiers.set(auth, verifier)
+  return verifier
+}
+
+/**
+ * Mode `jwt`: verifies the viewer's `Authorization: Bearer <jwt>` with Hono's `jwt` (shared
+ * secret) or `jwk` (JWKS) middleware (signature, `exp`, `nbf`, optional `iss`/`aud`), then
+ * requires the videos claim to list the video or `*`. A failed verification throws the
+ * middleware's 401 with its `WWW-Authenticate` challenge.
+ *
+ * @example
+ * ```ts
+ * // Viewer JWT payload: { "sub": "user-1", "videos": ["demo", "trailer"], "exp": 1767225600 }
+ * const authorize = jwtAuthorizer(config.auth)
+ * ```
+ */
+export const jwtAuthorizer =
+  (auth: Extract<AuthConfig, { mode: 'jwt' }>): Authorizer =>
+  async (c, video) => {
+    await verifierFor(auth)(c, async () => {})
+    const payload: unknown = c.get('jwtPayload')
+    const claim =
+      typeof payload === 'object' && payload !== null
+        ? (payload as Record<string, unknown>)[auth.videosClaim]
+        : undefined
+    return claimAllows(claim, video)
+      ? allow
+      : deny(403, `token does not grant access to video "${video}"`)
+  }
+
+/**
+ * The built-in authorizer selected by `AUTH_MODE`.
+ *
+ * @example
+ * ```ts
+ * const authorize = authorizerFor(loadConfig(env).auth)
+ * ```
+ */
+export const authorizerFor = (auth: AuthConfig): Authorizer =>
+  auth.mode === 'jwt' ? jwtAuthorizer(auth) : allowAll

@@ -1,0 +1,260 @@
+import { DEFAULT_IP_HEADERS, type SigningConfig } from '@proj/signing'
+import type { AsymmetricAlgorithm, SymmetricAlgorithm } from 'hono/utils/jwt/jwa'
+import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
+import * as z from 'zod/mini'
+
+/** The worker's environment: `wrangler.jsonc` vars, secrets and `.dev.vars`, or `process.env` on Node. */
+export type TokenWorkerEnv = Partial<Record<ConfigVariable, string>>
+
+/** Every variable the worker reads. */
+export type ConfigVariable =
+  | 'CLIENT_ID'
+  | 'SECRET_KEY'
+  | 'CDN_DOMAIN'
+  | 'CDN_DOMAIN_IP'
+  | 'CDN_SCHEME'
+  | 'IP_HEADERS'
+  | 'ALLOWED_ORIGINS'
+  | 'MAX_EXPIRE_SECONDS'
+  | 'AUTH_MODE'
+  | 'JWT_SECRET'
+  | 'JWT_ALG'
+  | 'JWT_JWKS_URL'
+  | 'JWT_JWKS'
+  | 'JWT_VIDEOS_CLAIM'
+  | 'JWT_ISSUER'
+  | 'JWT_AUDIENCE'
+
+/** How viewers are authenticated before a token is signed. */
+export type AuthConfig =
+  | { mode: 'none' }
+  | {
+      mode: 'jwt'
+      /** HMAC shared secret, or... */
+      secret?: { key: string; alg: SymmetricAlgorithm }
+      /** ...public keys: fetched from a JWKS URL and/or given inline. */
+      jwks?: { url?: string; keys?: HonoJsonWebKey[]; algs: AsymmetricAlgorithm[] }
+      /** Claim listing the videos the viewer may watch (`["a","b"]` or `"*"`). */
+      videosClaim: string
+      issuer?: string
+      audience?: string
+    }
+
+/** The validated configuration. */
+export interface TokenWorkerConfig {
+  signing: SigningConfig
+  ipHeaders: readonly string[]
+  /** `undefined`: no CORS headers at all (same-origin callers only). */
+  allowedOrigins: '*' | readonly string[] | undefined
+  auth: AuthConfig
+}
+
+/**
+ * A configuration variable is missing or invalid. The message names the variable and what is
+ * expected, never the value: the value may be the secret.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+  readonly variable: ConfigVariable
+  /** What is wrong, without the "server misconfigured" prefix. */
+  readonly detail: string
+  constructor(variable: ConfigVariable, expected: string) {
+    super(`server misconfigured: ${variable} ${expected}`)
+    this.variable = variable
+    this.detail = `${variable} ${expected}`
+  }
+}
+
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(?::\d{1,5})?$/
+const IPV6_HOST = /^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const SYMMETRIC = ['HS256', 'HS384', 'HS512'] as const
+const ASYMMETRIC = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const
+
+const list = (text: string) =>
+  text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+
+const isOrigin = (text: string) => {
+  try {
+    const url = new URL(text)
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === text
+  } catch {
+    return false
+  }
+}
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+const host = z.string().check(z.refine((s) => HOST.test(s) || IPV6_HOST.test(s)))
+const csv = <T extends z.ZodMiniType<unknown, string>>(item: T) =>
+  z.pipe(z.string(), z.pipe(z.transform(list), z.array(item).check(z.minLength(1))))
+const jwks = z.union([
+  z.pipe(z.object({ keys: z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1)) }), z.transform((set) => set.keys)),
+  z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1)),
+])
+
+// zod/mini rather than classic zod: the same validation at a fraction of the bundle size, which
+// is what a Worker pays for on every cold start.
+/** One rule per variable: `[schema, what is expected]`. Missing optional → `undefined`. */
+const rules = {
+  CLIENT_ID: [z.string().check(z.regex(/^\d{1,20}$/)), 'must be the numeric account ID'],
+  SECRET_KEY: [z.string().check(z.minLength(1)), 'must be set (wrangler secret put SECRET_KEY)'],
+  CDN_DOMAIN: [host, 'must be a host name, optionally with :port'],
+  CDN_DOMAIN_IP: [host, 'must be a host name, optionally with :port'],
+  CDN_SCHEME: [z._default(z.enum(['https', 'http']), 'https'), 'must be "https" or "http"'],
+  IP_HEADERS: [
+    z.optional(csv(z.pipe(z.string().check(z.regex(HEADER_NAME)), z.transform((s) => s.toLowerCase())))),
+    'must be a comma-separated list of header names',
+  ],
+  ALLOWED_ORIGINS: [
+    z.optional(z.union([z.literal('*'), csv(z.string().check(z.refine(isOrigin)))])),
+    'must be "*" or a comma-separated list of origins such as https://player.example.com',
+  ],
+  MAX_EXPIRE_SECONDS: [
+    z.optional(
+      z.pipe(
+        z.string().check(z.regex(/^\d+$/)),
+        z.pipe(z.transform(Number), z.number().check(z.positive(), z.lte(2 ** 31))),
+      ),
+    ),
+    'must be a positive whole number of seconds',
+  ],
+  AUTH_MODE: [z._default(z.enum(['none', 'jwt']), 'none'), 'must be "none" or "jwt"'],
+  JWT_SECRET: [z.optional(z.string().check(z.minLength(16))), 'must be at least 16 characters'],
+  JWT_ALG: [
+    z.optional(z.enum([...SYMMETRIC, ...ASYMMETRIC])),
+    `must be one of ${[...SYMMETRIC, ...ASYMMETRIC].join(', ')}`,
+  ],
+  JWT_JWKS_URL: [z.optional(z.url({ protocol: /^https?$/ })), 'must be an http(s) URL'],
+  JWT_JWKS: [
+    z.optional(z.pipe(z.string(), z.pipe(z.transform(parseJson), jwks))),
+    'must be a JSON Web Key Set ({"keys":[…]}) or an array of JWKs',
+  ],
+  JWT_VIDEOS_CLAIM: [z._default(z.string().check(z.minLength(1)), 'videos'), 'must be a claim name'],
+  JWT_ISSUER: [z.optional(z.string().check(z.minLength(1))), 'must be non-empty'],
+  JWT_AUDIENCE: [z.optional(z.string().check(z.minLength(1))), 'must be non-empty'],
+} satisfies Record<ConfigVariable, [z.ZodMiniType, string]>
+
+type Parsed = { [K in ConfigVariable]: z.output<(typeof rules)[K][0]> }
+
+const read = <K extends ConfigVariable>(env: TokenWorkerEnv, variable: K): Parsed[K] => {
+  const [schema, expected] = rules[variable]
+  // An empty string is "not set": wrangler and shells both produce it for unset values.
+  const raw = env[variable] === '' ? undefined : env[variable]
+  const result = schema.safeParse(raw)
+  if (!result.success)
+    throw new ConfigError(variable, raw === undefined ? `is required: it ${expected}` : expected)
+  return result.data as Parsed[K]
+}
+
+const readAuth = (env: TokenWorkerEnv): AuthConfig => {
+  if (read(env, 'AUTH_MODE') === 'none') return { mode: 'none' }
+  const key = read(env, 'JWT_SECRET')
+  const alg = read(env, 'JWT_ALG')
+  const url = read(env, 'JWT_JWKS_URL')
+  const keys = read(env, 'JWT_JWKS') as HonoJsonWebKey[] | undefined
+  const issuer = read(env, 'JWT_ISSUER')
+  const audience = read(env, 'JWT_AUDIENCE')
+  if (key === undefined && url === undefined && keys === undefined) {
+    throw new ConfigError(
+      'JWT_SECRET',
+      'or JWT_JWKS_URL or JWT_JWKS is required when AUTH_MODE is "jwt"',
+    )
+  }
+  if (key !== undefined && (url !== undefined || keys !== undefined)) {
+    throw new ConfigError(
+      'JWT_SECRET',
+      'cannot be combined with JWT_JWKS_URL or JWT_JWKS: choose one',
+    )
+  }
+  const isSymmetric = (a: string | undefined): a is SymmetricAlgorithm =>
+    a !== undefined && (SYMMETRIC as readonly string[]).includes(a)
+  if (key !== undefined && alg !== undefined && !isSymmetric(alg)) {
+    throw new ConfigError('JWT_ALG', `must be ${SYMMETRIC.join(', ')} with JWT_SECRET`)
+  }
+  if (key === undefined && isSymmetric(alg))
+    throw new ConfigError('JWT_ALG', 'must be an asymmetric algorithm with a JWKS')
+  return {
+    mode: 'jwt',
+    ...(key !== undefined && { secret: { key, alg: isSymmetric(alg) ? alg : 'HS256' } }),
+    ...((url !== undefined || keys !== undefined) && {
+      jwks: {
+        ...(url !== undefined && { url }),
+        ...(keys !== undefined && { keys }),
+        algs: alg !== undefined && !isSymmetric(alg) ? [alg] : [...ASYMMETRIC],
+      },
+    }),
+    videosClaim: read(env, 'JWT_VIDEOS_CLAIM'),
+    ...(issuer !== undefined && { issuer }),
+    ...(audience !== undefined && { audience }),
+  }
+}
+
+/**
+ * Validates the environment into a typed configuration, failing on the first bad variable.
+ *
+ * @throws {ConfigError} naming the variable (never its value).
+ * @example
+ * ```ts
+ * const config = parseConfig({ CLIENT_ID: '12345', SECRET_KEY: '…', CDN_DOMAIN: 'cdn.example.com',
+ *   CDN_DOMAIN_IP: 'cdn-ip.example.com' })
+ * config.ipHeaders // ['x-real-ip', 'x-forwarded-for']
+ * ```
+ */
+export const parseConfig = (env: TokenWorkerEnv): TokenWorkerConfig => {
+  const maxLifetimeSeconds = read(env, 'MAX_EXPIRE_SECONDS')
+  return {
+    signing: {
+      clientId: read(env, 'CLIENT_ID'),
+      secretKey: read(env, 'SECRET_KEY'),
+      cdnDomain: read(env, 'CDN_DOMAIN'),
+      cdnDomainIp: read(env, 'CDN_DOMAIN_IP'),
+      scheme: read(env, 'CDN_SCHEME'),
+      ...(maxLifetimeSeconds !== undefined && { maxLifetimeSeconds }),
+    },
+    ipHeaders: read(env, 'IP_HEADERS') ?? DEFAULT_IP_HEADERS,
+    allowedOrigins: read(env, 'ALLOWED_ORIGINS'),
+    auth: readAuth(env),
+  }
+}
+
+const cache = new WeakMap<object, TokenWorkerConfig>()
+
+/**
+ * {@link parseConfig}, memoised per environment object: Workers pass the same `env` to every
+ * request of an isolate, so the work is done once.
+ *
+ * @example
+ * ```ts
+ * app.use(async (c, next) => { c.set('config', loadConfig(c.env)); await next() })
+ * ```
+ */
+export const loadConfig = (env: TokenWorkerEnv): TokenWorkerConfig => {
+  let config = cache.get(env)
+  if (config === undefined) {
+    config = parseConfig(env)
+    cache.set(env, config)
+  }
+  return config
+}

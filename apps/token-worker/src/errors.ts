@@ -1,0 +1,61 @@
+import type { Context } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { ConfigError } from './config.ts'
+
+/** Every error the worker sends has this one shape. */
+export interface ErrorBody {
+  error: string
+}
+
+/**
+ * Throws the `{error}` response for `status`: handlers and hooks call this, `onError` renders it.
+ *
+ * @example
+ * ```ts
+ * if (!video) fail(400, 'video is required')
+ * ```
+ */
+export const fail = (status: ContentfulStatusCode, message: string): never => {
+  throw new HTTPException(status, { message })
+}
+
+const render = (c: Context, status: ContentfulStatusCode, error: string) => {
+  c.header('Cache-Control', 'no-store')
+  return c.json<ErrorBody, ContentfulStatusCode>({ error }, status)
+}
+
+/**
+ * The app's single `onError`: HTTP errors keep their status and message (and a JWT challenge
+ * keeps its `WWW-Authenticate`); configuration errors are 500s naming the variable; anything else
+ * is a 500 whose detail goes to the log only.
+ *
+ * @example
+ * ```ts
+ * app.onError(handleError)
+ * ```
+ */
+export const handleError = (err: Error, c: Context): Response => {
+  if (err instanceof HTTPException) {
+    const challenge = err.res?.headers.get('WWW-Authenticate')
+    if (challenge) c.header('WWW-Authenticate', challenge)
+    return render(c, err.status as ContentfulStatusCode, err.message || 'request failed')
+  }
+  if (err instanceof ConfigError) {
+    console.error(err.message)
+    return render(c, 500, err.message)
+  }
+  console.error('token-worker: unexpected error', err)
+  return render(c, 500, 'internal error')
+}
+
+/**
+ * The app's `notFound`: a JSON 404 that names what was asked for.
+ *
+ * @example
+ * ```ts
+ * app.notFound(handleNotFound)
+ * ```
+ */
+export const handleNotFound = (c: Context): Response =>
+  render(c, 404, `no route for ${c.req.method} ${c.req.path}`)

@@ -1,0 +1,45 @@
+import { cloudflareTest } from '@cloudflare/vitest-plugin'
+import { defineConfig } from 'vitest/config'
+import { testJwks } from './test/jwks.ts'
+
+// Tests run inside workerd against wrangler.jsonc. Bindings below replace the production
+// placeholders with test values and pin EVERY variable, so a local .dev.vars (which the plugin
+// also reads) cannot change what the tests see; "" means unset. Outbound fetches (the JWKS URL)
+// are answered here, in Node.
+export default defineConfig(async () => {
+  const jwks = await testJwks()
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: './wrangler.jsonc' },
+        miniflare: {
+          bindings: {
+            SECRET_KEY: 'test-secret',
+            CLIENT_ID: '12345',
+            CDN_DOMAIN: 'cdn.test',
+            CDN_DOMAIN_IP: 'cdn-ip.test',
+            IP_HEADERS: 'x-real-ip,x-forwarded-for',
+            ALLOWED_ORIGINS: 'https://player.test',
+            CDN_SCHEME: '',
+            MAX_EXPIRE_SECONDS: '',
+            AUTH_MODE: '',
+            JWT_SECRET: '',
+            JWT_ALG: '',
+            JWT_JWKS_URL: '',
+            JWT_JWKS: '',
+            JWT_VIDEOS_CLAIM: '',
+            JWT_ISSUER: '',
+            JWT_AUDIENCE: '',
+            TEST_PRIVATE_JWK: JSON.stringify(jwks.privateJwk),
+          },
+          outboundService: (request: Request) => {
+            const url = new URL(request.url)
+            if (url.href === jwks.url) return Response.json({ keys: [jwks.publicJwk] })
+            return new Response('no such test host', { status: 502 })
+          },
+        },
+      }),
+    ],
+    test: { include: ['src/**/*.test.ts'] },
+  }
+})

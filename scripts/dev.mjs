@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// Starts the whole local stack on embedded defaults and stops all of it on Ctrl-C.
+// Each service runs in its own process group, so stopping it also stops what it spawned
+// (wrangler's workerd). Run through `npm start` or `pnpm dev`.
+import { spawn } from 'node:child_process'
+import { copyFileSync, existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { services } from './services.mjs'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+for (const service of services) {
+  // Workers read local secrets from .dev.vars (git-ignored); a fresh clone gets the example's dev values.
+  const devVars = join(root, service.cwd, '.dev.vars')
+  if (service.devVars && !existsSync(devVars)) {
+    copyFileSync(`${devVars}.example`, devVars)
+    console.log(
+      `[dev] created ${join(service.cwd, '.dev.vars')} from .dev.vars.example (local dev values)`,
+    )
+  }
+}
+
+const children = services.map((service) => {
+  const child = spawn(service.command[0], service.command.slice(1), {
+    cwd: join(root, service.cwd),
+    env: { ...process.env, ...service.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  const prefix = `[${service.name}] `
+  for (const stream of [child.stdout, child.stderr]) {
+    let pending = ''
+    stream.on('data', (chunk) => {
+      const lines = (pending + chunk).split('\n')
+      pending = lines.pop() ?? ''
+      for (const line of lines) if (line.trim()) process.stdout.write(`${prefix + line}\n`)
+    })
+  }
+  child.on('exit', (code) => {
+    if (!stopping) {
+      console.error(`[dev] ${service.name} exited with code ${code}; stopping the stack`)
+      stop(1)
+    }
+  })
+  return child
+})
+
+const waitFor = async (url, timeoutMs = 60_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      await fetch(url)
+      return true
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+  }
+  return false
+}
+
+let stopping = false
+function stop(code = 0) {
+  if (stopping) return
+  stopping = true
+  for (const child of children) {
+    try {
+      process.kill(-child.pid, 'SIGTERM')
+    } catch {}
+  }
+  setTimeout(() => process.exit(code), 500).unref()
+}
+process.on('SIGINT', () => stop(0))
+process.on('SIGTERM', () => stop(0))
+
+const ready = await Promise.all(services.map((service) => waitFor(service.readyUrl)))
+if (ready.every(Boolean)) {
+  console.log('\n[dev] the local stack is up:')
+  for (const service of services) console.log(`  ${service.name.padEnd(14)} ${service.tryUrl}`)
+  console.log('\n[dev] try:')
+  for (const service of services) if (service.example) console.log(`  ${service.example}`)
+  console.log('\n[dev] Ctrl-C stops everything.\n')
+} else {
+  console.error('[dev] a service did not become ready within 60 s; see its output above')
+  stop(1)
+}

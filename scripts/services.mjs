@@ -1,0 +1,39 @@
+// The services of the local stack: `scripts/dev.mjs` starts them, e2e tests reuse the ports.
+import { realpathSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** wrangler's own script run by this Node directly: killing its process group then also stops workerd. */
+const wrangler = (cwd) => [
+  process.execPath,
+  join(
+    realpathSync(join(import.meta.dirname, '..', cwd, 'node_modules', 'wrangler')),
+    'bin',
+    'wrangler.js',
+  ),
+]
+
+const TOKEN_PORT = Number(process.env.TOKEN_WORKER_PORT ?? 8787)
+
+export const services = [
+  {
+    name: 'token-worker',
+    cwd: 'apps/token-worker',
+    devVars: true,
+    command: [
+      ...wrangler('apps/token-worker'),
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(TOKEN_PORT),
+    ],
+    env: {
+      WRANGLER_SEND_METRICS: 'false',
+      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+      WRANGLER_HIDE_BANNER: 'true',
+    },
+    readyUrl: `http://127.0.0.1:${TOKEN_PORT}/token?video=ready`,
+    tryUrl: `http://127.0.0.1:${TOKEN_PORT}/token`,
+    example: `curl 'http://127.0.0.1:${TOKEN_PORT}/token?video=demo&type=vod&expire=600'`,
+  },
+]
