@@ -9,37 +9,45 @@ import { testJwks } from './test/jwks.ts'
 export default defineConfig(async () => {
   const jwks = await testJwks()
   return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: './wrangler.jsonc' },
-        miniflare: {
-          bindings: {
-            SECRET_KEY: 'test-secret',
-            CLIENT_ID: '12345',
-            CDN_DOMAIN: 'cdn.test',
-            CDN_DOMAIN_IP: 'cdn-ip.test',
-            IP_HEADERS: 'x-real-ip,x-forwarded-for',
-            ALLOWED_ORIGINS: 'https://player.test',
-            CDN_SCHEME: '',
-            MAX_EXPIRE_SECONDS: '',
-            AUTH_MODE: '',
-            JWT_SECRET: '',
-            JWT_ALG: '',
-            JWT_JWKS_URL: '',
-            JWT_JWKS: '',
-            JWT_VIDEOS_CLAIM: '',
-            JWT_ISSUER: '',
-            JWT_AUDIENCE: '',
-            TEST_PRIVATE_JWK: JSON.stringify(jwks.privateJwk),
-          },
-          outboundService: (request: Request) => {
-            const url = new URL(request.url)
-            if (url.href === jwks.url) return Response.json({ keys: [jwks.publicJwk] })
-            return new Response('no such test host', { status: 502 })
-          },
+    test: {
+      projects: [
+        {
+          extends: true,
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: './wrangler.jsonc' },
+              miniflare: {
+                bindings: {
+                  SECRET_KEY: 'test-secret',
+                  CLIENT_ID: '12345',
+                  CDN_DOMAIN: 'cdn.test',
+                  CDN_DOMAIN_IP: 'cdn-ip.test',
+                  IP_HEADERS: 'x-real-ip,x-forwarded-for',
+                  ALLOWED_ORIGINS: 'https://player.test',
+                  CDN_SCHEME: '',
+                  MAX_EXPIRE_SECONDS: '',
+                  AUTH_MODE: '',
+                  JWT_SECRET: '',
+                  JWT_ALG: '',
+                  JWT_JWKS_URL: '',
+                  JWT_JWKS: '',
+                  JWT_VIDEOS_CLAIM: '',
+                  JWT_ISSUER: '',
+                  JWT_AUDIENCE: '',
+                  TEST_PRIVATE_JWK: JSON.stringify(jwks.privateJwk),
+                },
+                outboundService: (request: Request) => {
+                  const url = new URL(request.url)
+                  if (url.href === jwks.url) return Response.json({ keys: [jwks.publicJwk] })
+                  return new Response('no such test host', { status: 502 })
+                },
+              },
+            }),
+          ],
+          test: { name: 'workerd', include: ['src/**/*.test.ts'], exclude: ['src/node.test.ts'] },
         },
-      }),
-    ],
-    test: { include: ['src/**/*.test.ts'] },
+        { test: { name: 'node', include: ['src/node.test.ts'], environment: 'node' } },
+      ],
+    },
   }
 })

@@ -18,18 +18,38 @@ export interface TokenAppOptions {
 
 /** A parameter given twice is refused: which copy was signed would be a guess. */
 const once = (name: string, value: z.ZodMiniType<string> = z.string()) =>
-  z.optional(z.union([value, z.pipe(z.array(z.string()), z.transform(() => fail(400, `${name} must be given once`)))]))
+  z.optional(
+    z.union([
+      value,
+      z.pipe(
+        z.array(z.string()),
+        z.transform(() => fail(400, `${name} must be given once`)),
+      ),
+    ]),
+  )
 
 const tokenQuery = z.object({
-  video: z.string({ error: (issue) => (issue.input === undefined ? 'video is required' : 'video must be given once') }).check(
-    z.minLength(1, 'video is required'),
-    z.regex(VIDEO_SLUG_PATTERN, 'video must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -'),
-  ),
+  video: z
+    .string({
+      error: (issue) =>
+        issue.input === undefined ? 'video is required' : 'video must be given once',
+    })
+    .check(
+      z.minLength(1, 'video is required'),
+      z.regex(VIDEO_SLUG_PATTERN, 'video must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -'),
+    ),
   type: once('type'),
   expire: once('expire'),
   client_ip: once(
     'client_ip',
-    z.string().check(z.refine((ip) => normalizeIp(ip) !== undefined, 'client_ip must be a valid IPv4 or IPv6 address')),
+    z
+      .string()
+      .check(
+        z.refine(
+          (ip) => normalizeIp(ip) !== undefined,
+          'client_ip must be a valid IPv4 or IPv6 address',
+        ),
+      ),
   ),
 })
 

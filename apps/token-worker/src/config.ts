@@ -110,7 +110,10 @@ const host = z.string().check(z.refine((s) => HOST.test(s) || IPV6_HOST.test(s))
 const csv = <T extends z.ZodMiniType<unknown, string>>(item: T) =>
   z.pipe(z.string(), z.pipe(z.transform(list), z.array(item).check(z.minLength(1))))
 const jwks = z.union([
-  z.pipe(z.object({ keys: z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1)) }), z.transform((set) => set.keys)),
+  z.pipe(
+    z.object({ keys: z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1)) }),
+    z.transform((set) => set.keys),
+  ),
   z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1)),
 ])
 
@@ -124,7 +127,14 @@ const rules = {
   CDN_DOMAIN_IP: [host, 'must be a host name, optionally with :port'],
   CDN_SCHEME: [z._default(z.enum(['https', 'http']), 'https'), 'must be "https" or "http"'],
   IP_HEADERS: [
-    z.optional(csv(z.pipe(z.string().check(z.regex(HEADER_NAME)), z.transform((s) => s.toLowerCase())))),
+    z.optional(
+      csv(
+        z.pipe(
+          z.string().check(z.regex(HEADER_NAME)),
+          z.transform((s) => s.toLowerCase()),
+        ),
+      ),
+    ),
     'must be a comma-separated list of header names',
   ],
   ALLOWED_ORIGINS: [
@@ -151,7 +161,10 @@ const rules = {
     z.optional(z.pipe(z.string(), z.pipe(z.transform(parseJson), jwks))),
     'must be a JSON Web Key Set ({"keys":[…]}) or an array of JWKs',
   ],
-  JWT_VIDEOS_CLAIM: [z._default(z.string().check(z.minLength(1)), 'videos'), 'must be a claim name'],
+  JWT_VIDEOS_CLAIM: [
+    z._default(z.string().check(z.minLength(1)), 'videos'),
+    'must be a claim name',
+  ],
   JWT_ISSUER: [z.optional(z.string().check(z.minLength(1))), 'must be non-empty'],
   JWT_AUDIENCE: [z.optional(z.string().check(z.minLength(1))), 'must be non-empty'],
 } satisfies Record<ConfigVariable, [z.ZodMiniType, string]>
