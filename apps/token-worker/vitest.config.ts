@@ -46,7 +46,13 @@ export default defineConfig(async () => {
           ],
           test: { name: 'workerd', include: ['src/**/*.test.ts'], exclude: ['src/node.test.ts'] },
         },
-        { test: { name: 'node', include: ['src/node.test.ts'], environment: 'node' } },
+        {
+          test: {
+            name: 'node',
+            include: ['src/node.test.ts', 'test/readme.test.ts'],
+            environment: 'node',
+          },
+        },
       ],
     },
   }

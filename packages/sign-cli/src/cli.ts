@@ -8,7 +8,7 @@ const USAGE = `Usage: proj-sign --video <slug> [--type vod|live] [--expire <seco
 
 Signs like GET /token, with the token worker's configuration from the environment:
   CLIENT_ID, SECRET_KEY, CDN_DOMAIN, CDN_DOMAIN_IP, [CDN_SCHEME], [MAX_EXPIRE_SECONDS]
-  (pnpm sign … reads apps/token-worker/.dev.vars for variables the environment does not set)
+  (pnpm sign:local … signs with apps/token-worker/.dev.vars, the local stack's values)
 
   --video   video slug (VOD) or stream ID (live); required
   --type    "vod" for /videos/, anything else is live (/cmaf/); default live

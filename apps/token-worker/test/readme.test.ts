@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync, realpathSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+// The README's curl examples, replayed against the real `wrangler dev` with the committed local
+// values (.dev.vars.example), so the documented output is what the code prints.
+const root = join(import.meta.dirname, '..')
+const readme = readFileSync(join(root, '..', '..', 'README.md'), 'utf8')
+const PORT = 18788
+const DOC_ORIGIN = 'http://127.0.0.1:8787'
+
+interface Example {
+  url: string
+  method: string
+  headers: Record<string, string>
+  expected: string
+}
+
+/** `curl` lines followed by a ```json block, or by a `# {…}` comment line. */
+const examples = (): Example[] => {
+  const found: Example[] = []
+  const curl = /^curl (?:-s )?(?:-X (\w+) )?'([^']+)'((?: -H '[^']+')*)$/
+  const blocks = [...readme.matchAll(/```(\w*)\n([\s\S]*?)```/g)]
+  blocks.forEach(([, lang, body], i) => {
+    if (lang !== 'sh' || !body) return
+    const lines = body.trim().split('\n')
+    lines.forEach((line, j) => {
+      const match = curl.exec(line)
+      if (!match?.[2]?.startsWith(DOC_ORIGIN)) return
+      const headers = Object.fromEntries(
+        [...(match[3] ?? '').matchAll(/-H '([^:]+): ([^']+)'/g)].map(([, k, v]) => [
+          k ?? '',
+          v ?? '',
+        ]),
+      )
+      const comment = lines[j + 1]?.startsWith('# {') ? lines[j + 1]?.slice(2) : undefined
+      const next = blocks[i + 1]
+      const expected =
+        comment ?? (next?.[1] === 'json' && lines.length === 1 ? next[2]?.trim() : undefined)
+      if (expected) found.push({ url: match[2], method: match[1] ?? 'GET', headers, expected })
+    })
+  })
+  return found
+}
+
+let wrangler: ChildProcess
+let output = ''
+
+beforeAll(async () => {
+  const bin = join(realpathSync(join(root, 'node_modules', 'wrangler')), 'bin', 'wrangler.js')
+  wrangler = spawn(
+    process.execPath,
+    [bin, 'dev', '--ip', '127.0.0.1', '--port', String(PORT), '--env-file', '.dev.vars.example'],
+    {
+      cwd: root,
+      detached: true,
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
+    },
+  )
+  wrangler.stdout?.on('data', (chunk) => (output += chunk))
+  wrangler.stderr?.on('data', (chunk) => (output += chunk))
+  for (let i = 0; i < 240 && !output.includes('Ready on'); i++)
+    await new Promise((r) => setTimeout(r, 250))
+}, 70_000)
+
+afterAll(() => {
+  if (wrangler.pid) process.kill(-wrangler.pid, 'SIGTERM')
+})
+
+describe('README examples against wrangler dev', () => {
+  it('finds the documented examples', () => {
+    expect(examples().length).toBeGreaterThanOrEqual(6)
+  })
+
+  it.each(examples().map((e) => [`${e.method} ${e.url.slice(DOC_ORIGIN.length)}`, e] as const))(
+    '%s prints what the README shows',
+    async (_, example) => {
+      expect(output).toContain('Ready on')
+      const res = await fetch(example.url.replace(DOC_ORIGIN, `http://127.0.0.1:${PORT}`), {
+        method: example.method,
+        headers: example.headers,
+      })
+      // Compared as JSON text with key order kept: the README's blocks are pretty-printed.
+      expect(JSON.stringify(await res.json())).toBe(JSON.stringify(JSON.parse(example.expected)))
+    },
+  )
+})
