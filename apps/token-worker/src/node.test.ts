@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 // Runs in Node (not workerd): the self-hosting entry point, started as users start it.
-const entry = fileURLToPath(new URL('./node.ts', import.meta.url))
+const entry = join(import.meta.dirname, 'node.ts')
 const PORT = 18787
 const md5url = (text: string) => createHash('md5').update(text).digest('base64url')
 const config = {
