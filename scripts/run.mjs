@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Runs a root pnpm script on a bare machine with only Node (any version ≥ 18) and npm:
-//   1. uses the pinned pnpm (package.json "packageManager"), from npx when none is installed;
+//   1. uses the pinned pnpm (package.json "packageManager"); when the machine has another or none,
+//      installs the pinned one from the npm registry into .tmp/ (once, about 3 s);
 //   2. `pnpm install`, which also brings Node 24 from the npm registry (root devDependency "node");
 //   3. `pnpm run <script>`: scripts run under that Node 24 (node_modules/.bin is first on PATH).
+// Every pnpm call, nested ones included, goes through scripts/pnpm-retry.mjs (see why there).
 // Usage: node scripts/run.mjs <script> [args…]     (npm start = dev, npm test = check)
 import { spawn, spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -19,14 +21,44 @@ if (!script) {
 const pinned = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split(
   '@',
 )[1]
-const installed = spawnSync('pnpm', ['--version'], { encoding: 'utf8', shell: false })
-const pnpm =
-  installed.status === 0 && installed.stdout.trim() === pinned
-    ? ['pnpm']
-    : ['npx', '--yes', `pnpm@${pinned}`]
+
+const findPnpm = () => {
+  const onPath = spawnSync('sh', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim()
+  if (onPath && spawnSync(onPath, ['--version'], { encoding: 'utf8' }).stdout?.trim() === pinned)
+    return onPath
+  const prefix = join(root, '.tmp', `pnpm-${pinned}`)
+  const local = join(prefix, 'node_modules', '.bin', 'pnpm')
+  if (!existsSync(local)) {
+    console.log(`[run] installing pnpm ${pinned} from the npm registry into .tmp/`)
+    const npm = spawnSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        prefix,
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        `pnpm@${pinned}`,
+      ],
+      { stdio: 'inherit' },
+    )
+    if (npm.status !== 0) process.exit(npm.status ?? 1)
+  }
+  return local
+}
+
+// A `pnpm` first on PATH for this run and every script below it.
+const shimDir = join(root, '.tmp', 'bin')
+mkdirSync(shimDir, { recursive: true })
+const shim = join(shimDir, 'pnpm')
+writeFileSync(shim, `#!/bin/sh\nexec node "${join(root, 'scripts', 'pnpm-retry.mjs')}" "$@"\n`)
+chmodSync(shim, 0o755)
 
 const env = {
   ...process.env,
+  PATH: `${shimDir}:${process.env.PATH}`,
+  PROJ_REAL_PNPM: findPnpm(),
   // wrangler is offline-friendly with these; nothing here needs Cloudflare's network.
   WRANGLER_SEND_METRICS: 'false',
   CLOUDFLARE_CF_FETCH_ENABLED: 'false',
@@ -46,6 +78,6 @@ const run = (argv) =>
     })
   })
 
-const installCode = await run([...pnpm, 'install'])
+const installCode = await run([shim, 'install'])
 if (installCode !== 0) process.exit(installCode)
-process.exit(await run([...pnpm, 'run', script, ...args]))
+process.exit(await run([shim, 'run', script, ...args]))
