@@ -4,12 +4,13 @@
 //      installs the pinned one from the npm registry into .tmp/ (once, about 3 s);
 //   2. `pnpm install`, which also brings Node 24 from the npm registry (root devDependency "node");
 //   3. `pnpm run <script>`: scripts run under that Node 24 (node_modules/.bin is first on PATH).
-// Every pnpm call, nested ones included, goes through scripts/pnpm-retry.mjs (see why there).
+// Every pnpm call, nested ones included, goes through scripts/pnpm.mjs (see why there).
 // Usage: node scripts/run.mjs <script> [args…]     (npm start = dev, npm test = check)
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runPnpm } from './pnpm.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const [script, ...args] = process.argv.slice(2)
@@ -48,36 +49,22 @@ const findPnpm = () => {
   return local
 }
 
+const realPnpm = findPnpm()
+
 // A `pnpm` first on PATH for this run and every script below it.
 const shimDir = join(root, '.tmp', 'bin')
 mkdirSync(shimDir, { recursive: true })
 const shim = join(shimDir, 'pnpm')
-writeFileSync(shim, `#!/bin/sh\nexec node "${join(root, 'scripts', 'pnpm-retry.mjs')}" "$@"\n`)
+writeFileSync(shim, `#!/bin/sh\nexec node "${join(root, 'scripts', 'pnpm.mjs')}" "$@"\n`)
 chmodSync(shim, 0o755)
 
-const env = {
-  ...process.env,
-  PATH: `${shimDir}:${process.env.PATH}`,
-  PROJ_REAL_PNPM: findPnpm(),
-  // wrangler is offline-friendly with these; nothing here needs Cloudflare's network.
-  WRANGLER_SEND_METRICS: 'false',
-  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-  WRANGLER_HIDE_BANNER: 'true',
-}
+process.env.PATH = `${shimDir}:${process.env.PATH}`
+process.env.PROJ_REAL_PNPM = realPnpm
+// wrangler is offline-friendly with these; nothing here needs Cloudflare's network.
+process.env.WRANGLER_SEND_METRICS = 'false'
+process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false'
+process.env.WRANGLER_HIDE_BANNER = 'true'
 
-const run = (argv) =>
-  new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { cwd: root, env, stdio: 'inherit' })
-    const forward = (signal) => child.kill(signal)
-    process.on('SIGINT', forward)
-    process.on('SIGTERM', forward)
-    child.on('exit', (code, signal) => {
-      process.off('SIGINT', forward)
-      process.off('SIGTERM', forward)
-      resolve(code ?? (signal ? 1 : 0))
-    })
-  })
-
-const installCode = await run([shim, 'install'])
-if (installCode !== 0) process.exit(installCode)
-process.exit(await run([shim, 'run', script, ...args]))
+const installStatus = await runPnpm(['install'], { cwd: root })
+if (installStatus !== 0) process.exit(installStatus)
+process.exit(await runPnpm(['run', script, ...args], { cwd: root }))

@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// The whole test suite, in order, stopping at the first failing step; `npm test` and `pnpm check`.
+import { runPnpm } from './pnpm.mjs'
+import { resetReports, summarize } from './test-summary.mjs'
+
+const steps = [
+  ['lint', ['run', 'lint']],
+  ['typecheck', ['-r', 'run', 'typecheck']],
+  ['tests', ['-r', 'run', 'test']],
+  ['builds', ['-r', 'run', 'build']],
+]
+
+resetReports()
+for (const [name, args] of steps) {
+  console.log(`\n[check] ${name}: pnpm ${args.join(' ')}`)
+  const status = await runPnpm(args)
+  if (status !== 0) {
+    console.error(`[check] ${name} failed`)
+    process.exit(status)
+  }
+}
+process.exit(summarize() ? 0 : 1)
