@@ -67,7 +67,16 @@ export const allowAll: Authorizer = () => {
   return allow
 }
 
-/** The JWT claim check: `"*"`, or an array containing `"*"` or the video. */
+/**
+ * The JWT claim check: `"*"`, or an array containing `"*"` or the video.
+ *
+ * @example
+ * ```ts
+ * claimAllows(['demo', 'trailer'], 'demo') // true
+ * claimAllows('*', 'anything')            // true
+ * claimAllows('demo', 'demo')             // false: a list is required
+ * ```
+ */
 export const claimAllows = (claim: unknown, video: string): boolean =>
   claim === '*' || (Array.isArray(claim) && (claim.includes('*') || claim.includes(video)))
 

@@ -52,6 +52,12 @@ export interface TokenWorkerConfig {
 /**
  * A configuration variable is missing or invalid. The message names the variable and what is
  * expected, never the value: the value may be the secret.
+ *
+ * @example
+ * ```ts
+ * try { parseConfig(env) } catch (e) { if (e instanceof ConfigError) console.error(e.detail) }
+ * // 'SECRET_KEY is required: it must be set (wrangler secret put SECRET_KEY)'
+ * ```
  */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError'

@@ -1,0 +1,60 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+
+// GET /token on Node (@hono/node-server) against a hello-world Hono app on the same adapter, each
+// in its own process, measured one after the other in the same run: loopback only, bounded time.
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5)
+const here = import.meta.dirname
+const env = {
+  PATH: process.env.PATH ?? '',
+  CLIENT_ID: '12345',
+  SECRET_KEY: 'bench-secret',
+  CDN_DOMAIN: 'cdn.example.com',
+  CDN_DOMAIN_IP: 'cdn-ip.example.com',
+}
+
+const start = (entry: string, port: number) =>
+  new Promise<ChildProcess>((resolve, reject) => {
+    const child = spawn(process.execPath, [entry], { env: { ...env, PORT: String(port) } })
+    child.stdout.on(
+      'data',
+      (chunk: Buffer) => chunk.toString().includes('listening') && resolve(child),
+    )
+    child.on('exit', (code) => reject(new Error(`${entry} exited with ${code}`)))
+  })
+
+const measure = async (name: string, entry: string, port: number, path: string) => {
+  const server = await start(entry, port)
+  try {
+    await autocannon({ url: `http://127.0.0.1:${port}${path}`, connections: 10, duration: 1 }) // warm-up
+    const result = await autocannon({
+      url: `http://127.0.0.1:${port}${path}`,
+      connections: 10,
+      duration: DURATION,
+    })
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+    return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+  } finally {
+    server.kill()
+  }
+}
+
+const rows = [
+  await measure('baseline: hello-world Hono', join(here, 'hello.ts'), 18901, '/token'),
+  await measure(
+    'GET /token (sign 2 tokens)',
+    join(here, '..', 'src', 'node.ts'),
+    18902,
+    '/token?video=demo&type=vod&expire=600',
+  ),
+]
+const base = rows[0]?.rps ?? 1
+console.log(`\nNode ${process.version}, ${DURATION} s per target, 10 connections, loopback\n`)
+console.log('| target | req/s | vs baseline | p50 ms | p99 ms |\n|---|---:|---:|---:|---:|')
+for (const row of rows) {
+  console.log(
+    `| ${row.name} | ${Math.round(row.rps)} | ${((row.rps / base) * 100).toFixed(0)} % | ${row.p50} | ${row.p99} |`,
+  )
+}
