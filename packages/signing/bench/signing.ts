@@ -37,13 +37,17 @@ bench
   })
 await bench.run()
 
-const base = bench.tasks[0]?.result?.throughput.mean ?? 1
+const stats = (task: (typeof bench.tasks)[number]) => {
+  const result = task.result
+  if (!result || !('throughput' in result)) throw new Error(`${task.name} did not complete`)
+  return { ops: result.throughput.mean, meanMs: result.latency.mean }
+}
+const base = stats(bench.tasks[0] as (typeof bench.tasks)[number]).ops
 console.log(`\nNode ${process.version}, ${time} ms per task\n`)
 console.log('| task | ops/s | vs baseline | mean µs |\n|---|---:|---:|---:|')
 for (const task of bench.tasks) {
-  const ops = task.result?.throughput.mean ?? 0
-  const mean = (task.result?.latency.mean ?? 0) * 1000
+  const { ops, meanMs } = stats(task)
   console.log(
-    `| ${task.name} | ${Math.round(ops).toLocaleString('en')} | ${((ops / base) * 100).toFixed(0)} % | ${mean.toFixed(2)} |`,
+    `| ${task.name} | ${Math.round(ops).toLocaleString('en')} | ${((ops / base) * 100).toFixed(0)} % | ${(meanMs * 1000).toFixed(2)} |`,
   )
 }
