@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { NOW_MS, testEnv } from '../test/helpers.ts'
 import { createTokenApp } from './app.ts'
 import { ConfigError, parseConfig } from './config.ts'
@@ -96,7 +96,11 @@ describe('missing or invalid configuration → 500 naming the variable, never it
 })
 
 describe('the secret never leaves the worker', () => {
-  it('appears in no response body or header, whatever the outcome', async () => {
+  it('appears in no response body, header or log line, whatever the outcome', async () => {
+    const logged: unknown[] = []
+    for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => logged.push(...args))
+    }
     const requests: [string, RequestInit][] = [
       ['/token?video=demo', {}],
       ['/token?video=demo&client_ip=test-secret', {}],
@@ -116,5 +120,11 @@ describe('the secret never leaves the worker', () => {
       expect(await res.text()).not.toContain(SECRET)
       for (const [, value] of res.headers) expect(value).not.toContain(SECRET)
     }
+    await app.request('/token?video=demo', {}, testEnv({ CDN_DOMAIN: SECRET }))
+    await app.request('/token?video=demo', {}, testEnv({ MAX_EXPIRE_SECONDS: SECRET }))
+    expect(logged.length).toBeGreaterThan(0)
+    for (const entry of logged)
+      expect(String(entry instanceof Error ? entry.stack : entry)).not.toContain(SECRET)
+    vi.restoreAllMocks()
   })
 })

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -69,6 +70,20 @@ afterAll(() => {
 })
 
 describe('README examples against wrangler dev', () => {
+  it("signs the README's relative example with tokens an independent MD5 (node:crypto) confirms", async () => {
+    const secret = /^SECRET_KEY=(.+)$/m.exec(
+      readFileSync(join(root, '.dev.vars.example'), 'utf8'),
+    )?.[1]
+    const res = await fetch(`http://127.0.0.1:${PORT}/token?video=demo&type=vod&expire=600`, {
+      headers: { 'x-real-ip': '198.51.100.23' },
+    })
+    const body = (await res.json()) as { token: string; token_ip: string; expires: number }
+    const md5 = (text: string) => createHash('md5').update(text).digest('base64url')
+    expect(body.token).toBe(md5(`12345_demo_${secret}_${body.expires}_`))
+    expect(body.token_ip).toBe(md5(`12345_demo_${secret}_${body.expires}_198.51.100.23`))
+    expect(Math.abs(body.expires - (Date.now() / 1000 + 600))).toBeLessThan(5)
+  })
+
   it('finds the documented examples', () => {
     expect(examples().length).toBeGreaterThanOrEqual(6)
   })

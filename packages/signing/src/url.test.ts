@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { findTokenPair, hasTokenPair, replaceTokenPair } from './url.ts'
 
@@ -59,5 +61,13 @@ describe('replaceTokenPair', () => {
     expect(replaceTokenPair('https://other.example.com/logo.png', pair)).toBe(
       'https://other.example.com/logo.png',
     )
+  })
+})
+
+describe('the @proj/signing/url entry point', () => {
+  it('imports nothing, so player bundles never pull in MD5 or IP parsing code', () => {
+    const source = readFileSync(join(import.meta.dirname, 'url.ts'), 'utf8')
+    expect(source).not.toMatch(/^\s*import\s/m)
+    expect(source).not.toMatch(/\bimport\(/)
   })
 })
