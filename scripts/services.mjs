@@ -13,6 +13,8 @@ const wrangler = (cwd) => [
 ]
 
 const TOKEN_PORT = Number(process.env.TOKEN_WORKER_PORT ?? 8787)
+const API_PORT = Number(process.env.API_WORKER_PORT ?? 8788)
+const WRANGLER_ENV = { WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_HIDE_BANNER: 'true' }
 
 export const services = [
   {
@@ -35,5 +37,15 @@ export const services = [
     readyUrl: `http://127.0.0.1:${TOKEN_PORT}/token?video=ready`,
     tryUrl: `http://127.0.0.1:${TOKEN_PORT}/token`,
     example: `curl 'http://127.0.0.1:${TOKEN_PORT}/token?video=demo&type=vod&expire=600'`,
+  },
+  {
+    name: 'api-worker',
+    cwd: 'apps/api-worker',
+    devVars: true,
+    command: [...wrangler('apps/api-worker'), 'dev', '--ip', '127.0.0.1', '--port', String(API_PORT)],
+    env: WRANGLER_ENV,
+    readyUrl: `http://127.0.0.1:${API_PORT}/openapi.json`,
+    tryUrl: `http://127.0.0.1:${API_PORT}/openapi.json`,
+    example: `curl -H 'Authorization: APIKey dev-client-key' 'http://127.0.0.1:${API_PORT}/cloud/v1/availablenetworks/1/1?limit=2'`,
   },
 ]

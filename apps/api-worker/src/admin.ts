@@ -1,0 +1,146 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { datasetFor } from './data/dataset.ts'
+import type { ApiEnv } from './env.ts'
+import { ApiError } from './errors.ts'
+import { integer } from './lib/query.ts'
+import { validationHook } from './lib/validation.ts'
+import { adminEnabled } from './scenario.ts'
+import { defaultSeed, stateOf } from './state/index.ts'
+
+const Generation = z.object({
+  seed: z.number().int(),
+  generated_at: z.string().openapi({ description: 'The instant the data is relative to.' }),
+  counts: z.record(z.string(), z.number().int()),
+})
+
+const JournalEntry = z.object({
+  id: z.string(),
+  at: z.string(),
+  method: z.string(),
+  path: z.string(),
+  query: z.string(),
+  status: z.number().int(),
+  duration_ms: z.number().int(),
+  principal: z.string().nullable().openapi({ description: 'Credential label, never the key.' }),
+})
+
+const describe = (generation: { seed: number; epoch: number }) => {
+  const data = datasetFor(generation)
+  const counts = Object.fromEntries(
+    Object.entries(data)
+      .filter(([, value]) => Array.isArray(value))
+      .map(([name, value]) => [name, (value as unknown[]).length]),
+  )
+  return { seed: generation.seed, generated_at: new Date(generation.epoch).toISOString(), counts }
+}
+
+/**
+ * The emulator controls under `/__admin` (WireMock style): reseed, state, request journal. No
+ * credential needed; all of it answers 404 unless `EMULATOR_ADMIN` is `true`.
+ *
+ * @example
+ * ```sh
+ * curl -X POST http://127.0.0.1:8788/__admin/reset -H 'content-type: application/json' -d '{"seed":7}'
+ * ```
+ */
+export const admin = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
+
+admin.use(async (c, next) => {
+  if (!adminEnabled(c.env)) throw new ApiError(404, `No route for ${c.req.method} ${c.req.path}`)
+  await next()
+})
+
+admin
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/state',
+      tags: ['Emulator'],
+      summary: 'Current seed, the instant the data is relative to, and record counts',
+      responses: {
+        200: { description: 'State', content: { 'application/json': { schema: Generation } } },
+      },
+    }),
+    async (c) => c.json(describe(await stateOf(c.env).generation(defaultSeed(c.env))), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/reset',
+      tags: ['Emulator'],
+      summary: 'Reseed: regenerate all data (relative to now), drop tasks, journal and rate limits',
+      request: {
+        body: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: z
+                .object({
+                  seed: z
+                    .number()
+                    .int()
+                    .min(0)
+                    .max(2 ** 31 - 1)
+                    .optional(),
+                })
+                .strict(),
+            },
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: 'The new state',
+          content: { 'application/json': { schema: Generation } },
+        },
+      },
+    }),
+    async (c) => {
+      // The body is optional: a bare POST reseeds with the configured seed.
+      const { seed = defaultSeed(c.env) } = c.req.valid('json') ?? {}
+      return c.json(describe(await stateOf(c.env).reset(seed)), 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/requests',
+      tags: ['Emulator'],
+      summary: 'The request journal, newest first (at most 1000 kept)',
+      request: { query: z.object({ limit: integer({ min: 1, max: 1000 }).optional() }) },
+      responses: {
+        200: {
+          description: 'Journal',
+          content: {
+            'application/json': {
+              schema: z.object({ count: z.number().int(), results: z.array(JournalEntry) }),
+            },
+          },
+        },
+      },
+    }),
+    async (c) => {
+      const { limit = 100 } = c.req.valid('query')
+      const { total, entries } = await stateOf(c.env).journal(limit)
+      return c.json(
+        {
+          count: total,
+          results: entries.map((entry) => ({ ...entry, at: new Date(entry.at).toISOString() })),
+        },
+        200,
+      )
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/requests',
+      tags: ['Emulator'],
+      summary: 'Clear the request journal',
+      responses: { 204: { description: 'Cleared' } },
+    }),
+    async (c) => {
+      await stateOf(c.env).clearJournal()
+      return c.body(null, 204)
+    },
+  )

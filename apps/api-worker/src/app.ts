@@ -1,0 +1,65 @@
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { admin } from './admin.ts'
+import { authenticate } from './auth.ts'
+import { cloud } from './cloud/index.ts'
+import type { ApiEnv } from './env.ts'
+import { ApiError, renderError } from './errors.ts'
+import { validationHook } from './lib/validation.ts'
+import { journal, preferScenario, requestId } from './scenario.ts'
+import { loadDataset } from './state/index.ts'
+
+/**
+ * The API emulator: one sub-app per product family, one `onError` rendering every error in its
+ * family's shape, and the OpenAPI 3.1 document of every route at `/openapi.json`.
+ *
+ * @example
+ * ```ts
+ * import { hc } from 'hono/client'
+ * import type { ApiApp } from '@proj/api-worker'
+ * const api = hc<ApiApp>('http://127.0.0.1:8788', { headers: { Authorization: 'APIKey dev-client-key' } })
+ * ```
+ */
+export const createApiApp = () => {
+  const app = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return renderError(c, err)
+    if (err instanceof SyntaxError)
+      return renderError(c, ApiError.validation({ non_field_errors: ['Malformed JSON body.'] }))
+    console.error('api-worker: unexpected error', err)
+    return renderError(c, new ApiError(500, 'Internal server error.'))
+  })
+  app.notFound((c) =>
+    renderError(c, new ApiError(404, `No route for ${c.req.method} ${c.req.path}`)),
+  )
+  app.openAPIRegistry.registerComponent('securitySchemes', 'APIKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: 'Permanent API token: `Authorization: APIKey <key>` (scheme case-insensitive).',
+  })
+  app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Access JWT from POST /iam/auth/jwt/login.',
+  })
+  app.use(requestId, journal)
+  app.route('/__admin', admin)
+  app.use(preferScenario, authenticate, loadDataset)
+  const routes = app.route('/cloud', cloud)
+  app.doc31('/openapi.json', (c) => ({
+    openapi: '3.1.0',
+    info: {
+      title: 'Multi-product REST API emulator',
+      version: '1.0.0',
+      description:
+        'Validated, stateful, seeded emulation of the vendor API (spec sections 4.1–4.13).',
+    },
+    servers: [{ url: new URL(c.req.url).origin }],
+    security: [{ APIKey: [] }, { Bearer: [] }],
+  }))
+  return routes
+}
+
+/** The app's type, for `hc<ApiApp>()`. */
+export type ApiApp = ReturnType<typeof createApiApp>

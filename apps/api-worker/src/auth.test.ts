@@ -1,0 +1,90 @@
+import { env } from 'cloudflare:test'
+import { sign } from 'hono/jwt'
+import { describe, expect, it } from 'vitest'
+import { api, getJson, RESELLER } from '../test/client.ts'
+import { findKey } from './auth.ts'
+
+const NETWORKS = '/cloud/v1/availablenetworks/1/1?limit=1'
+const now = () => Math.floor(Date.now() / 1000)
+
+describe('authentication (spec 5)', () => {
+  it.each([
+    'APIKey test-client-key',
+    'apikey test-client-key',
+    'APIKEY second-client-key',
+    RESELLER,
+  ])('accepts %j', async (auth) => {
+    expect((await api(NETWORKS, { auth })).status).toBe(200)
+  })
+
+  it.each([
+    [null, 'Authentication credentials were not provided.'],
+    ['APIKey wrong-key', 'Invalid API key.'],
+    ['APIKey  test-client-key', 'Invalid Authorization header'],
+    ['APIKey', 'Invalid Authorization header'],
+    ['Token test-client-key', 'Unsupported authorization scheme "Token"'],
+    ['Bearer not.a.jwt', 'Given token not valid'],
+  ])('answers 401 for %j in the cloud error shape', async (auth, message) => {
+    const { status, body } = await getJson(NETWORKS, { auth })
+    expect(status).toBe(401)
+    expect(body).toMatchObject({
+      exception_class: 'AuthenticationFailed',
+      request_id: expect.any(String),
+    })
+    expect(String(body.message)).toContain(message)
+  })
+
+  it('accepts an access JWT and refuses a refresh JWT or an expired one', async () => {
+    const claims = { sub: 'user@example.com', client_id: 1001, kind: 'client', iat: now() }
+    const access = await sign(
+      { ...claims, token_type: 'access', exp: now() + 60 },
+      env.JWT_SECRET,
+      'HS256',
+    )
+    const refresh = await sign(
+      { ...claims, token_type: 'refresh', exp: now() + 60 },
+      env.JWT_SECRET,
+      'HS256',
+    )
+    const expired = await sign(
+      { ...claims, token_type: 'access', exp: now() - 1 },
+      env.JWT_SECRET,
+      'HS256',
+    )
+    const forged = await sign(
+      { ...claims, token_type: 'access', exp: now() + 60 },
+      'another-secret-value',
+      'HS256',
+    )
+    expect((await api(NETWORKS, { auth: `Bearer ${access}` })).status).toBe(200)
+    expect((await api(NETWORKS, { auth: `bearer ${access}` })).status).toBe(200)
+    for (const token of [refresh, expired, forged])
+      expect((await api(NETWORKS, { auth: `Bearer ${token}` })).status).toBe(401)
+  })
+
+  it('findKey compares every key and reports the first match', async () => {
+    expect(await findKey('b', ['a', 'b', 'b'])).toBe(1)
+    expect(await findKey('c', ['a', 'b'])).toBe(-1)
+    expect(await findKey('', [])).toBe(-1)
+  })
+})
+
+describe('errors', () => {
+  it('answers unknown routes with a 404 body in the family shape', async () => {
+    const cloud = await getJson('/cloud/v9/nothing')
+    expect(cloud.status).toBe(404)
+    expect(cloud.body).toMatchObject({
+      exception_class: 'NotFound',
+      message: 'No route for GET /cloud/v9/nothing',
+    })
+    const edge = await getJson('/edge/v9/nothing')
+    expect(edge.status).toBe(404)
+    expect(edge.body).toEqual({ error: 'No route for GET /edge/v9/nothing' })
+  })
+
+  it('echoes the request id header in the body', async () => {
+    const res = await api('/cloud/v1/availablenetworks/1/1?limit=0')
+    const body = await res.json<{ request_id: string }>()
+    expect(res.headers.get('x-request-id')).toBe(body.request_id)
+  })
+})

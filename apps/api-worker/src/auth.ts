@@ -1,0 +1,143 @@
+import { verify } from 'hono/jwt'
+import type { MiddlewareHandler } from 'hono/types'
+import { DEV_CLIENT_ID, RESELLER_ID } from './data/accounts.ts'
+import type { ApiBindings, ApiEnv, Principal } from './env.ts'
+import { ApiError } from './errors.ts'
+
+/** Paths that take no `Authorization` (spec 4.9; the refresh method carries its own token). */
+const PUBLIC = new Set(['/iam/auth/jwt/login', '/iam/auth/jwt/refresh', '/openapi.json'])
+
+const encoder = new TextEncoder()
+const digest = async (text: string) => crypto.subtle.digest('SHA-256', encoder.encode(text))
+
+/**
+ * Finds `presented` among `keys` in constant time: every key is compared, each through SHA-256
+ * digests of equal length, so neither the match position nor the key lengths show in timing.
+ *
+ * @example
+ * ```ts
+ * await findKey('k2', ['k1', 'k2']) // 1
+ * ```
+ */
+export const findKey = async (presented: string, keys: readonly string[]): Promise<number> => {
+  const want = await digest(presented)
+  let found = -1
+  for (const [index, key] of keys.entries()) {
+    const equal = crypto.subtle.timingSafeEqual(want, await digest(key))
+    if (equal && found === -1) found = index
+  }
+  return found
+}
+
+const keyList = (text: string | undefined) =>
+  (text ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean)
+
+/** The claims of an access or refresh JWT issued by the login method. */
+export interface SessionClaims {
+  sub: string
+  client_id: number
+  kind: Principal['kind']
+  token_type: 'access' | 'refresh'
+  exp: number
+  iat: number
+}
+
+/**
+ * Verifies a login JWT of the expected type; `undefined` when invalid or expired.
+ *
+ * @example
+ * ```ts
+ * const claims = await verifySession(token, env, 'refresh')
+ * ```
+ */
+export const verifySession = async (
+  token: string,
+  env: ApiBindings,
+  type: SessionClaims['token_type'],
+): Promise<SessionClaims | undefined> => {
+  if (!env.JWT_SECRET) throw new ApiError(500, 'Emulator misconfigured: JWT_SECRET is not set.')
+  try {
+    const claims = (await verify(token, env.JWT_SECRET, 'HS256')) as unknown as SessionClaims
+    return claims.token_type === type ? claims : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Authentication for every endpoint but login/refresh (spec 5): `Authorization: APIKey <key>`
+ * (scheme case-insensitive, one space) with a client or reseller key, or `Bearer <access JWT>`
+ * from the login method. Sets `principal`; 401 otherwise.
+ *
+ * @example
+ * ```ts
+ * app.use(authenticate)
+ * ```
+ */
+export const authenticate: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  if (PUBLIC.has(c.req.path) || c.req.path.startsWith('/__admin')) return next()
+  const header = c.req.header('authorization')
+  if (!header) throw new ApiError(401, 'Authentication credentials were not provided.')
+  const space = header.indexOf(' ')
+  const scheme = space === -1 ? header : header.slice(0, space)
+  const credential = space === -1 ? '' : header.slice(space + 1)
+  if (!credential || credential.includes(' '))
+    throw new ApiError(401, 'Invalid Authorization header: expected "<scheme> <token>".')
+  if (scheme.toLowerCase() === 'apikey') {
+    const clientKeys = keyList(c.env.API_KEYS)
+    const resellerKeys = keyList(c.env.RESELLER_API_KEYS)
+    if (!clientKeys.length && !resellerKeys.length) {
+      throw new ApiError(
+        500,
+        'Emulator misconfigured: API_KEYS and RESELLER_API_KEYS are both empty.',
+      )
+    }
+    const index = await findKey(credential, [...clientKeys, ...resellerKeys])
+    if (index === -1) throw new ApiError(401, 'Invalid API key.')
+    const reseller = index >= clientKeys.length
+    c.set('principal', {
+      kind: reseller ? 'reseller' : 'client',
+      clientId: reseller ? RESELLER_ID : DEV_CLIENT_ID,
+      via: 'apikey',
+      label: reseller ? `apikey:reseller:${index - clientKeys.length}` : `apikey:client:${index}`,
+    })
+    return next()
+  }
+  if (scheme.toLowerCase() === 'bearer') {
+    const claims = await verifySession(credential, c.env, 'access')
+    if (!claims)
+      throw new ApiError(
+        401,
+        'Given token not valid for any token type (invalid, expired or not an access token).',
+      )
+    c.set('principal', {
+      kind: claims.kind,
+      clientId: claims.client_id,
+      via: 'jwt',
+      label: `jwt:${claims.sub}`,
+    })
+    return next()
+  }
+  throw new ApiError(401, `Unsupported authorization scheme "${scheme}": use APIKey or Bearer.`)
+}
+
+/**
+ * Reseller endpoints: 403 for a client credential.
+ *
+ * @example
+ * ```ts
+ * cloud.use('/reseller/*', requireReseller)
+ * ```
+ */
+export const requireReseller: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  if (c.get('principal').kind !== 'reseller') {
+    throw new ApiError(
+      403,
+      'You do not have permission to perform this action: a reseller credential is required.',
+    )
+  }
+  return next()
+}

@@ -1,0 +1,49 @@
+import type { Generation } from '../state/emulator-state.ts'
+import { generateNetworks, type Network } from './networks.ts'
+import { createRng } from './rng.ts'
+
+/** Everything the read endpoints serve, generated from one seed relative to one epoch. */
+export interface Dataset {
+  generation: Generation
+  networks: Network[]
+}
+
+/**
+ * Generates the whole dataset. Each family draws from its own stream (seed + family offset) so
+ * adding data to one family never reshuffles another.
+ *
+ * @example
+ * ```ts
+ * const data = generateDataset({ seed: 42, epoch: Date.now() })
+ * data.networks.length // 50
+ * ```
+ */
+export const generateDataset = (generation: Generation): Dataset => {
+  const { seed, epoch } = generation
+  const stream = (offset: number) => createRng(seed * 1000 + offset)
+  return {
+    generation,
+    networks: generateNetworks(stream(1), epoch),
+  }
+}
+
+const cache = new Map<string, Dataset>()
+
+/**
+ * {@link generateDataset}, memoised per isolate for the current generation only.
+ *
+ * @example
+ * ```ts
+ * const data = datasetFor(await state.generation(42))
+ * ```
+ */
+export const datasetFor = (generation: Generation): Dataset => {
+  const key = `${generation.seed}:${generation.epoch}`
+  let data = cache.get(key)
+  if (!data) {
+    cache.clear()
+    data = generateDataset(generation)
+    cache.set(key, data)
+  }
+  return data
+}

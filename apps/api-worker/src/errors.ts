@@ -1,0 +1,123 @@
+import type { Context } from 'hono'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import type { ZodError } from 'zod'
+
+/**
+ * Which error body a path answers with (spec 7 and REFERENCE): the edge apps API uses `{error}`,
+ * the JWT login/refresh methods use `{errors: {field: [messages]}}`, everything else the vendor's
+ * cloud style `{exception_class, message, request_id, invalid_fields?}`.
+ */
+export type ErrorFamily = 'cloud' | 'edge' | 'login'
+
+/**
+ * The error family of a request path.
+ *
+ * @example
+ * ```ts
+ * errorFamily('/edge/v1/admin/apps')     // 'edge'
+ * errorFamily('/iam/auth/jwt/login')     // 'login'
+ * errorFamily('/waap/v1/domains')        // 'cloud'
+ * ```
+ */
+export const errorFamily = (path: string): ErrorFamily => {
+  if (path.startsWith('/edge/')) return 'edge'
+  if (path.startsWith('/iam/auth/jwt/')) return 'login'
+  return 'cloud'
+}
+
+const EXCEPTION_CLASS: Partial<Record<number, string>> = {
+  400: 'ValidationError',
+  401: 'AuthenticationFailed',
+  403: 'PermissionDenied',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  409: 'Conflict',
+  429: 'Throttled',
+  500: 'InternalError',
+  502: 'BadGateway',
+  503: 'ServiceUnavailable',
+  504: 'GatewayTimeout',
+}
+
+/** Field name → messages, as in `invalid_fields` and the login `errors` body. */
+export type FieldErrors = Record<string, string[]>
+
+/**
+ * Every error the emulator answers with: thrown anywhere, rendered once by {@link renderError}
+ * in the shape of the request's {@link ErrorFamily}.
+ *
+ * @example
+ * ```ts
+ * throw new ApiError(404, 'Task 6f1c… not found')
+ * throw ApiError.validation({ limit: ['must be at most 1000'] })
+ * ```
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError'
+  readonly status: ContentfulStatusCode
+  readonly fields: FieldErrors | undefined
+  readonly headers: Record<string, string>
+
+  constructor(
+    status: ContentfulStatusCode,
+    message: string,
+    fields?: FieldErrors,
+    headers: Record<string, string> = {},
+  ) {
+    super(message)
+    this.status = status
+    this.fields = fields
+    this.headers = headers
+  }
+
+  /** A 400 listing what is wrong with each field. */
+  static validation(fields: FieldErrors): ApiError {
+    const summary = Object.entries(fields)
+      .map(([field, messages]) => `${field}: ${messages.join(', ')}`)
+      .join('; ')
+    return new ApiError(400, `Validation Error: ${summary}`, fields)
+  }
+
+  /** A 400 from a failed zod parse: one entry per field path. */
+  static fromZod(error: ZodError): ApiError {
+    const fields: FieldErrors = {}
+    for (const issue of error.issues) {
+      const field = issue.path.length ? issue.path.join('.') : 'non_field_errors'
+      fields[field] = [...(fields[field] ?? []), issue.message]
+    }
+    return ApiError.validation(fields)
+  }
+}
+
+/** The `{exception_class, message, request_id, invalid_fields?}` body. */
+export interface CloudErrorBody {
+  exception_class: string
+  message: string
+  request_id: string
+  invalid_fields?: FieldErrors
+}
+
+/**
+ * Renders an {@link ApiError} in the family of the request path: the only place an error body is
+ * built.
+ *
+ * @example
+ * ```ts
+ * app.onError((err, c) => renderError(c, err instanceof ApiError ? err : new ApiError(500, 'internal error')))
+ * ```
+ */
+export const renderError = (c: Context, error: ApiError): Response => {
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value)
+  const family = errorFamily(c.req.path)
+  if (family === 'edge') return c.json({ error: error.message }, error.status)
+  if (family === 'login') {
+    return c.json({ errors: error.fields ?? { non_field_errors: [error.message] } }, error.status)
+  }
+  const body: CloudErrorBody = {
+    exception_class: EXCEPTION_CLASS[error.status] ?? 'Error',
+    message: error.message,
+    request_id: (c.get('requestId') as string | undefined) ?? '',
+    ...(error.fields && { invalid_fields: error.fields }),
+  }
+  return c.json(body, error.status)
+}

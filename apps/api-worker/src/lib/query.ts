@@ -1,0 +1,154 @@
+import { z } from '@hono/zod-openapi'
+import { parseDateTime } from './dates.ts'
+
+// Query-string building blocks shared by every endpoint. Messages follow the vendor's style.
+
+const toArray = (value: unknown) =>
+  value === undefined ? undefined : Array.isArray(value) ? value : [value]
+
+/**
+ * A repeated parameter (`?status=a&status=b`): always an array of validated items.
+ * @example `status: repeated(z.enum(['done', 'rejected']))`
+ */
+export const repeated = <T extends z.ZodType>(item: T) =>
+  z
+    .preprocess(toArray, z.array(item))
+    .optional()
+    .openapi({ type: 'array', items: { type: 'string' } })
+
+/**
+ * A repeated parameter that also accepts comma-separated lists (`?ids=1,2&ids=3`).
+ * @example `request_ids: commaList(integerText())`
+ */
+export const commaList = <T extends z.ZodType>(item: T) =>
+  z
+    .preprocess(
+      (value) =>
+        toArray(value)
+          ?.flatMap((entry) => String(entry).split(','))
+          .map((entry) => entry.trim())
+          .filter(Boolean),
+      z.array(item),
+    )
+    .optional()
+    .openapi({ type: 'array', items: { type: 'string' } })
+
+/** An integer given as text, with optional bounds. */
+export const integer = ({ min, max }: { min?: number; max?: number } = {}) => {
+  let number = z.number().int()
+  if (min !== undefined)
+    number = number.min(min, `Ensure this value is greater than or equal to ${min}.`)
+  if (max !== undefined)
+    number = number.max(max, `Ensure this value is less than or equal to ${max}.`)
+  return z
+    .string()
+    .regex(/^[+-]?\d+$/, 'A valid integer is required.')
+    .transform(Number)
+    .pipe(number)
+    .openapi({
+      type: 'integer',
+      ...(min !== undefined && { minimum: min }),
+      ...(max !== undefined && { maximum: max }),
+    })
+}
+
+/** `true` / `false` (also `1`/`0`, `True`/`False`, as the vendor's API accepts). */
+export const boolean = () =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      const value = { true: true, '1': true, false: false, '0': false }[text.toLowerCase()]
+      if (value === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'Must be a valid boolean.' })
+        return z.NEVER
+      }
+      return value
+    })
+    .openapi({ type: 'boolean' })
+
+/** An ISO 8601 date-time filter → epoch ms (see `parseDateTime`). */
+export const dateTime = ({ dateOnly = false }: { dateOnly?: boolean } = {}) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      const ms = parseDateTime(text, { dateOnly })
+      if (ms === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]${dateOnly ? ', YYYY-MM-DD' : ''}.`,
+        })
+        return z.NEVER
+      }
+      return ms
+    })
+    .openapi({ type: 'string', format: dateOnly ? 'date-time or date' : 'date-time' })
+
+/** A date `YYYY-MM-DD` → epoch ms of that UTC midnight. */
+export const date = () =>
+  z
+    .string()
+    .regex(
+      /^\d{4}-\d{2}-\d{2}$/,
+      'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
+    )
+    .transform((text, ctx) => {
+      const ms = parseDateTime(text, { dateOnly: true })
+      if (ms === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
+        })
+        return z.NEVER
+      }
+      return ms
+    })
+    .openapi({ type: 'string', format: 'date' })
+
+/** A UUID in canonical text form. */
+export const uuid = () =>
+  z
+    .string()
+    .regex(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+      'Must be a valid UUID.',
+    )
+
+/**
+ * One page of `items`.
+ * @example paginate([1, 2, 3, 4], { limit: 2, offset: 1 }) // [2, 3]
+ */
+export const paginate = <T>(
+  items: readonly T[],
+  { limit, offset }: { limit: number; offset: number },
+): T[] => items.slice(offset, offset + limit)
+
+/** A comparable sort key of an item. */
+export type SortKey<T> = (item: T) => string | number | null
+
+/**
+ * Sorts by several keys, each ascending or descending; `null` sorts last; stable.
+ * @example sortBy(apps, [[(a) => a.name, 'asc'], [(a) => a.id, 'desc']])
+ */
+export const sortBy = <T>(
+  items: readonly T[],
+  keys: readonly (readonly [SortKey<T>, 'asc' | 'desc'])[],
+): T[] =>
+  [...items].sort((a, b) => {
+    for (const [key, direction] of keys) {
+      const x = key(a)
+      const y = key(b)
+      if (x === y) continue
+      if (x === null) return 1
+      if (y === null) return -1
+      const order = x < y ? -1 : 1
+      return direction === 'asc' ? order : -order
+    }
+    return 0
+  })
+
+/**
+ * Case-insensitive "contains".
+ * @example containsText('Northwind Media', 'wind') // true
+ */
+export const containsText = (haystack: string, needle: string): boolean =>
+  haystack.toLowerCase().includes(needle.toLowerCase())

@@ -1,0 +1,34 @@
+import { z } from '@hono/zod-openapi'
+
+/** The vendor's cloud-style error body (documented once, referenced by every cloud-style route). */
+export const CloudError = z
+  .object({
+    exception_class: z.string().openapi({ example: 'ValidationError' }),
+    message: z.string().openapi({
+      example: 'Validation Error: limit: Ensure this value is less than or equal to 1000.',
+    }),
+    request_id: z.string(),
+    invalid_fields: z.record(z.string(), z.array(z.string())).optional(),
+  })
+  .openapi('CloudError')
+
+/** The edge apps API error body. */
+export const EdgeError = z.object({ error: z.string() }).openapi('EdgeError')
+
+/** The login/refresh error body. */
+export const LoginError = z
+  .object({ errors: z.record(z.string(), z.array(z.string())) })
+  .openapi('LoginError')
+
+const responses = (schema: z.ZodType) => {
+  const content = { 'application/json': { schema } }
+  return {
+    400: { description: 'Invalid parameters', content },
+    401: { description: 'Missing or invalid credentials', content },
+  }
+}
+
+/** The error responses of cloud-style routes. */
+export const CloudErrors = responses(CloudError)
+/** The error responses of edge routes. */
+export const EdgeErrors = responses(EdgeError)

@@ -1,0 +1,21 @@
+import { exports } from 'cloudflare:workers'
+
+export const CLIENT = 'APIKey test-client-key'
+export const RESELLER = 'APIKey test-reseller-key'
+
+/** A request to the deployed entry point (wrangler.jsonc + src/worker.ts) inside workerd. */
+export const api = (path: string, init: RequestInit & { auth?: string | null } = {}) => {
+  const { auth = CLIENT, headers, ...rest } = init
+  const merged = new Headers(headers)
+  if (auth) merged.set('authorization', auth)
+  return exports.default.fetch(`http://api.test${path}`, { ...rest, headers: merged })
+}
+
+/** GET and parse JSON, asserting nothing: callers check status and body. */
+export const getJson = async <T = Record<string, unknown>>(
+  path: string,
+  init: RequestInit & { auth?: string | null } = {},
+) => {
+  const res = await api(path, init)
+  return { res, status: res.status, body: (await res.json()) as T }
+}

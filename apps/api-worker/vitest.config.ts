@@ -1,0 +1,24 @@
+import { cloudflareTest } from '@cloudflare/vitest-plugin'
+import { defineConfig } from 'vitest/config'
+
+// Tests run inside workerd against wrangler.jsonc, with the real EmulatorState Durable Object.
+// Bindings pin every variable, so a local .dev.vars cannot change what the tests see.
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: './wrangler.jsonc' },
+      miniflare: {
+        bindings: {
+          API_KEYS: 'test-client-key,second-client-key',
+          RESELLER_API_KEYS: 'test-reseller-key',
+          JWT_SECRET: 'test-jwt-secret-0123456789',
+          EMULATOR_ADMIN: 'true',
+          SEED: '42',
+          TASK_STEP_MS: '60',
+          DNS_RATE_LIMIT: '3/2s',
+        },
+      },
+    }),
+  ],
+  test: { include: ['src/**/*.test.ts'] },
+})
