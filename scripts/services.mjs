@@ -29,11 +29,7 @@ export const services = [
       '--port',
       String(TOKEN_PORT),
     ],
-    env: {
-      WRANGLER_SEND_METRICS: 'false',
-      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-      WRANGLER_HIDE_BANNER: 'true',
-    },
+    env: WRANGLER_ENV,
     readyUrl: `http://127.0.0.1:${TOKEN_PORT}/token?video=ready`,
     tryUrl: `http://127.0.0.1:${TOKEN_PORT}/token`,
     example: `curl 'http://127.0.0.1:${TOKEN_PORT}/token?video=demo&type=vod&expire=600'`,
