@@ -1,4 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
+import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { admin } from './admin.ts'
 import { authenticate } from './auth.ts'
 import { cloud } from './cloud/index.ts'
@@ -23,8 +25,18 @@ export const createApiApp = () => {
   const app = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
   app.onError((err, c) => {
     if (err instanceof ApiError) return renderError(c, err)
-    if (err instanceof SyntaxError)
-      return renderError(c, ApiError.validation({ non_field_errors: ['Malformed JSON body.'] }))
+    // Hono's own (a malformed JSON body is a 400 from its validator) keep their status. Checked by
+    // shape too: under the test runner hono's validator can load as another module instance.
+    if (err instanceof HTTPException || (err.name === 'HTTPException' && 'status' in err)) {
+      const status = (err as HTTPException).status as ContentfulStatusCode
+      if (status === 400) {
+        return renderError(
+          c,
+          ApiError.validation({ non_field_errors: [err.message || 'Malformed request.'] }),
+        )
+      }
+      return renderError(c, new ApiError(status, err.message))
+    }
     console.error('api-worker: unexpected error', err)
     return renderError(c, new ApiError(500, 'Internal server error.'))
   })

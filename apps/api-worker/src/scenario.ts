@@ -13,10 +13,12 @@ const MAX_DELAY_MS = 30_000
 export interface Preference {
   code?: number
   delay?: number
+  /** How an asynchronous cloud task created by this request ends (`task=error`). */
+  task?: 'finished' | 'error'
 }
 
 /**
- * Parses `Prefer: code=503, delay=250` (also `;` or spaces between). Unknown preferences are
+ * Parses `Prefer: code=503, delay=250, task=error` (also `;` or spaces between). Unknown preferences are
  * ignored, as RFC 7240 asks; a malformed `code` or `delay` is an error.
  *
  * @example
@@ -32,6 +34,10 @@ export const parsePrefer = (header: string | undefined): Preference => {
       if (!/^[1-5]\d\d$/.test(value))
         throw ApiError.validation({ Prefer: ['code must be an HTTP status from 100 to 599.'] })
       preference.code = Number(value)
+    } else if (name === 'task') {
+      if (value !== 'error' && value !== 'finished')
+        throw ApiError.validation({ Prefer: ['task must be "error" or "finished".'] })
+      preference.task = value
     } else if (name === 'delay') {
       if (!/^\d+$/.test(value) || Number(value) > MAX_DELAY_MS) {
         throw ApiError.validation({

@@ -1,4 +1,5 @@
 import type { Generation } from '../state/emulator-state.ts'
+import { generateLimitRequests, type LimitRequest } from './limit-requests.ts'
 import { generateNetworks, type Network } from './networks.ts'
 import { createRng } from './rng.ts'
 
@@ -6,6 +7,7 @@ import { createRng } from './rng.ts'
 export interface Dataset {
   generation: Generation
   networks: Network[]
+  limitRequests: LimitRequest[]
 }
 
 /**
@@ -24,6 +26,7 @@ export const generateDataset = (generation: Generation): Dataset => {
   return {
     generation,
     networks: generateNetworks(stream(1), epoch),
+    limitRequests: generateLimitRequests(stream(2), epoch),
   }
 }
 
