@@ -14,7 +14,11 @@ const wrangler = (cwd) => [
 
 const TOKEN_PORT = Number(process.env.TOKEN_WORKER_PORT ?? 8787)
 const API_PORT = Number(process.env.API_WORKER_PORT ?? 8788)
-const WRANGLER_ENV = { WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_HIDE_BANNER: 'true' }
+const WRANGLER_ENV = {
+  WRANGLER_SEND_METRICS: 'false',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  WRANGLER_HIDE_BANNER: 'true',
+}
 
 export const services = [
   {
@@ -38,7 +42,14 @@ export const services = [
     name: 'api-worker',
     cwd: 'apps/api-worker',
     devVars: true,
-    command: [...wrangler('apps/api-worker'), 'dev', '--ip', '127.0.0.1', '--port', String(API_PORT)],
+    command: [
+      ...wrangler('apps/api-worker'),
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(API_PORT),
+    ],
     env: WRANGLER_ENV,
     readyUrl: `http://127.0.0.1:${API_PORT}/openapi.json`,
     tryUrl: `http://127.0.0.1:${API_PORT}/openapi.json`,
