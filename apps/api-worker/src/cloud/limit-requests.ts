@@ -35,11 +35,18 @@ const out = (format: (ms: number) => string) => (request: LimitRequest) => ({
   created_at: format(request.created_at),
   updated_at: format(request.updated_at),
 })
-const newestFirst = (items: LimitRequest[]) =>
-  sortBy(items, [
+/** Newest first, one page, dates in the version's format. */
+const listBody = (
+  items: LimitRequest[],
+  { limit = 1000, offset = 0 }: { limit?: number | undefined; offset?: number | undefined },
+  format: (ms: number) => string,
+) => {
+  const sorted = sortBy(items, [
     [(r) => r.created_at, 'desc'],
     [(r) => r.id, 'desc'],
   ])
+  return { count: sorted.length, results: paginate(sorted, { limit, offset }).map(out(format)) }
+}
 
 /** Quota limit requests: the reseller's review list (v1, 4.3) and the caller's own (v2, 4.4). */
 export const limitRequests = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
@@ -67,16 +74,7 @@ limitRequests
       let items = c.get('data').limitRequests
       if (q.client_id !== undefined) items = items.filter((r) => r.client_id === q.client_id)
       if (q.status) items = items.filter((r) => q.status?.includes(r.status))
-      items = newestFirst(items)
-      return c.json(
-        {
-          count: items.length,
-          results: paginate(items, { limit: q.limit ?? 1000, offset: q.offset ?? 0 }).map(
-            out(formatZulu),
-          ),
-        },
-        200,
-      )
+      return c.json(listBody(items, q, formatZulu), 200)
     },
   )
   .openapi(
@@ -120,15 +118,6 @@ limitRequests
         items = items.filter((r) => Math.floor(r.created_at / 1000) * 1000 <= (q.created_to ?? 0))
       if (q.request_ids) items = items.filter((r) => q.request_ids?.includes(r.id))
       if (q.status) items = items.filter((r) => q.status?.includes(r.status))
-      items = newestFirst(items)
-      return c.json(
-        {
-          count: items.length,
-          results: paginate(items, { limit: q.limit ?? 1000, offset: q.offset ?? 0 }).map(
-            out(formatNaive),
-          ),
-        },
-        200,
-      )
+      return c.json(listBody(items, q, formatNaive), 200)
     },
   )

@@ -14,8 +14,20 @@ export interface Route {
   nexthop: string
 }
 
-/** A subnet (spec 2.2). Times are epoch ms here; formatted per endpoint. */
-export interface Subnet {
+/** What networks and subnets share (spec 2.2). Times are epoch ms here; formatted per endpoint. */
+export interface RegionalResource {
+  project_id: number | null
+  region_id: number
+  region: string
+  created_at: number
+  updated_at: number
+  creator_task_id: string | null
+  task_id: string | null
+  tags: Tag[]
+}
+
+/** A subnet (spec 2.2). */
+export interface Subnet extends RegionalResource {
   id: string
   network_id: string
   name: string
@@ -28,18 +40,10 @@ export interface Subnet {
   available_ips: number | null
   total_ips: number | null
   has_router: false
-  project_id: number | null
-  region_id: number
-  region: string
-  created_at: number
-  updated_at: number
-  creator_task_id: string | null
-  task_id: string | null
-  tags: Tag[]
 }
 
 /** A network with its subnets (spec 2.2). */
-export interface Network {
+export interface Network extends RegionalResource {
   id: string
   name: string
   type: 'vlan' | 'vxlan'
@@ -49,15 +53,7 @@ export interface Network {
   shared: boolean
   port_security_enabled: boolean
   segmentation_id: number | null
-  project_id: number | null
-  region_id: number
-  region: string
-  created_at: number
-  updated_at: number
-  creator_task_id: string | null
-  task_id: string | null
   subnets: Subnet[]
-  tags: Tag[]
   /** Listing priority for `order_by=priority.desc`: default first, then external, then shared. */
   priority: number
 }
