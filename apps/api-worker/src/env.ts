@@ -29,6 +29,8 @@ export interface ApiBindings {
   TASK_STEP_MS?: string
   /** DNS analysis rate limit per credential: `<requests>/<seconds>s`, e.g. `10/10s`. */
   DNS_RATE_LIMIT?: string
+  /** Name of the state object (default `emulator`): separate names give separate worlds. */
+  STATE_NAME?: string
   STATE: DurableObjectNamespace<EmulatorState>
 }
 

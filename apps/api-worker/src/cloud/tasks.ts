@@ -25,7 +25,7 @@ const TaskSchema = z
     error: z.string().nullable(),
     created_resources: z.record(z.string(), z.array(z.string())).nullable(),
     data: z
-      .record(z.string(), z.json())
+      .record(z.string(), z.unknown())
       .openapi({ description: 'The request that created the task.' }),
   })
   .openapi('Task')

@@ -13,7 +13,8 @@ export const DEFAULT_SEED = 42
  * await stateOf(c.env).getTask(id)
  * ```
  */
-export const stateOf = (env: ApiBindings) => env.STATE.get(env.STATE.idFromName('emulator'))
+export const stateOf = (env: ApiBindings) =>
+  env.STATE.get(env.STATE.idFromName(env.STATE_NAME || 'emulator'))
 
 /** The configured default seed. */
 export const defaultSeed = (env: ApiBindings): number => {

@@ -1,0 +1,161 @@
+import { env } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import { CLIENT } from '../test/client.ts'
+import { createApiApp } from './app.ts'
+
+// Against its own state object, so reseeding here cannot disturb other test files.
+const app = createApiApp()
+const world = (overrides: Record<string, string> = {}) => ({
+  ...env,
+  STATE_NAME: 'admin-test',
+  ...overrides,
+})
+const call = (path: string, init: RequestInit = {}, overrides: Record<string, string> = {}) =>
+  app.request(path, init, world(overrides))
+const authed = (path: string, headers: Record<string, string> = {}) =>
+  call(path, { headers: { authorization: CLIENT, ...headers } })
+
+describe('/__admin', () => {
+  it('reports the state, reseeds, and drops tasks on reset', async () => {
+    const state = await (await call('/__admin/state')).json<{
+      seed: number
+      counts: Record<string, number>
+    }>()
+    expect(state.seed).toBe(42)
+    expect(state.counts).toMatchObject({ networks: 50, limitRequests: 300 })
+    const before = await (await authed('/cloud/v1/availablenetworks/1/1?order_by=name.asc')).json<{
+      results: { id: string }[]
+    }>()
+    const reset = await call('/__admin/reset', {
+      method: 'POST',
+      body: JSON.stringify({ seed: 7 }),
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(reset.status).toBe(200)
+    expect((await reset.json<{ seed: number }>()).seed).toBe(7)
+    const after = await (await authed('/cloud/v1/availablenetworks/1/1?order_by=name.asc')).json<{
+      results: { id: string }[]
+    }>()
+    expect(after.results[0]?.id).not.toBe(before.results[0]?.id)
+    expect((await call('/__admin/reset', { method: 'POST' })).status).toBe(200)
+    expect((await (await call('/__admin/state')).json<{ seed: number }>()).seed).toBe(42)
+    const again = await (await authed('/cloud/v1/availablenetworks/1/1?order_by=name.asc')).json<{
+      results: { id: string }[]
+    }>()
+    expect(again.results.map((n) => n.id)).toEqual(before.results.map((n) => n.id))
+  })
+
+  it('rejects a bad seed', async () => {
+    const res = await call('/__admin/reset', {
+      method: 'POST',
+      body: JSON.stringify({ seed: -1 }),
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(res.status).toBe(400)
+  })
+
+  it('keeps a journal of requests, newest first, with credential labels and never keys', async () => {
+    await call('/__admin/requests', { method: 'DELETE' })
+    await authed('/cloud/v1/availablenetworks/1/1?limit=1')
+    await authed('/cloud/v2/limits_request?limit=0')
+    await call('/cloud/v2/limits_request')
+    const { count, results } = await (await call('/__admin/requests')).json<{
+      count: number
+      results: {
+        method: string
+        path: string
+        query: string
+        status: number
+        principal: string | null
+      }[]
+    }>()
+    expect(count).toBe(3)
+    expect(results.map((r) => [r.path, r.status])).toEqual([
+      ['/cloud/v2/limits_request', 401],
+      ['/cloud/v2/limits_request', 400],
+      ['/cloud/v1/availablenetworks/1/1', 200],
+    ])
+    expect(results[2]?.query).toBe('?limit=1')
+    expect(results[2]?.principal).toBe('apikey:client:0')
+    expect(JSON.stringify(results)).not.toContain('test-client-key')
+    expect((await call('/__admin/requests', { method: 'DELETE' })).status).toBe(204)
+    expect((await (await call('/__admin/requests')).json<{ count: number }>()).count).toBe(0)
+  })
+
+  it('is a 404 when EMULATOR_ADMIN is off, and Prefer is ignored', async () => {
+    const off = { EMULATOR_ADMIN: 'false' }
+    expect((await call('/__admin/state', {}, off)).status).toBe(404)
+    const res = await call(
+      '/cloud/v1/availablenetworks/1/1?limit=1',
+      { headers: { authorization: CLIENT, prefer: 'code=503' } },
+      off,
+    )
+    expect(res.status).toBe(200)
+  })
+})
+
+describe('Prefer', () => {
+  it('answers the asked status in the family shape, with Retry-After for 429/503', async () => {
+    const cloud = await authed('/cloud/v1/availablenetworks/1/1', { prefer: 'code=503' })
+    expect(cloud.status).toBe(503)
+    expect(cloud.headers.get('retry-after')).toBe('1')
+    expect(cloud.headers.get('preference-applied')).toBe('code=503')
+    expect(await cloud.json()).toMatchObject({
+      exception_class: 'ServiceUnavailable',
+      message: 'Simulated 503 (Prefer: code=503).',
+    })
+    const edge = await authed('/edge/v1/admin/apps', { prefer: 'code=500' })
+    expect(edge.status).toBe(500)
+    expect(await edge.json()).toEqual({ error: 'Simulated 500 (Prefer: code=500).' })
+    const login = await call('/iam/auth/jwt/login', {
+      method: 'POST',
+      headers: { prefer: 'code=429' },
+    })
+    expect(login.status).toBe(429)
+    expect(await login.json()).toEqual({
+      errors: { non_field_errors: ['Simulated 429 (Prefer: code=429).'] },
+    })
+  })
+
+  it('waits for delay= before answering', async () => {
+    const started = Date.now()
+    expect(
+      (await authed('/cloud/v1/availablenetworks/1/1?limit=1', { prefer: 'delay=150' })).status,
+    ).toBe(200)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140)
+  })
+
+  it.each(['code=abc', 'code=99', 'delay=-1', 'delay=999999', 'task=maybe'])(
+    'rejects Prefer: %s with 400',
+    async (prefer) => {
+      expect((await authed('/cloud/v1/availablenetworks/1/1', { prefer })).status).toBe(400)
+    },
+  )
+})
+
+describe('/openapi.json', () => {
+  it('is an OpenAPI 3.1 document of every route, with both security schemes, no credential needed', async () => {
+    const res = await call('/openapi.json')
+    expect(res.status).toBe(200)
+    const doc = await res.json<{
+      openapi: string
+      paths: Record<string, Record<string, { deprecated?: boolean }>>
+      components: { securitySchemes: Record<string, unknown> }
+    }>()
+    expect(doc.openapi).toBe('3.1.0')
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/cloud/v1/availablenetworks/{project_id}/{region_id}',
+        '/cloud/v3/gpu/baremetal/{project_id}/{region_id}/clusters',
+        '/cloud/v1/tasks/{task_id}',
+        '/cloud/reseller/v1/limits_request',
+        '/cloud/v2/limits_request',
+        '/__admin/reset',
+      ]),
+    )
+    expect(doc.paths['/cloud/v1/availablenetworks/{project_id}/{region_id}']?.get?.deprecated).toBe(
+      true,
+    )
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(['APIKey', 'Bearer'])
+  })
+})
