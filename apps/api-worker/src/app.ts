@@ -6,6 +6,7 @@ import { authenticate } from './auth.ts'
 import { cloud } from './cloud/index.ts'
 import type { ApiEnv } from './env.ts'
 import { ApiError, renderError } from './errors.ts'
+import { iam } from './iam/index.ts'
 import { validationHook } from './lib/validation.ts'
 import { journal, preferScenario, requestId } from './scenario.ts'
 import { loadDataset } from './state/index.ts'
@@ -58,7 +59,7 @@ export const createApiApp = () => {
   app.use(requestId, journal)
   app.route('/__admin', admin)
   app.use(preferScenario, authenticate, loadDataset)
-  const routes = app.route('/cloud', cloud)
+  const routes = app.route('/cloud', cloud).route('/iam', iam)
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: {
