@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { admin } from './admin.ts'
 import { authenticate } from './auth.ts'
 import { cloud } from './cloud/index.ts'
+import { dns } from './dns/index.ts'
 import type { ApiEnv } from './env.ts'
 import { ApiError, renderError } from './errors.ts'
 import { iam } from './iam/index.ts'
@@ -59,7 +60,7 @@ export const createApiApp = () => {
   app.use(requestId, journal)
   app.route('/__admin', admin)
   app.use(preferScenario, authenticate, loadDataset)
-  const routes = app.route('/cloud', cloud).route('/iam', iam)
+  const routes = app.route('/cloud', cloud).route('/dns', dns).route('/iam', iam)
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: {
