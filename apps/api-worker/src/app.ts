@@ -5,6 +5,7 @@ import { admin } from './admin.ts'
 import { authenticate } from './auth.ts'
 import { cloud } from './cloud/index.ts'
 import { dns } from './dns/index.ts'
+import { edge } from './edge/index.ts'
 import type { ApiEnv } from './env.ts'
 import { ApiError, renderError } from './errors.ts'
 import { iam } from './iam/index.ts'
@@ -60,7 +61,11 @@ export const createApiApp = () => {
   app.use(requestId, journal)
   app.route('/__admin', admin)
   app.use(preferScenario, authenticate, loadDataset)
-  const routes = app.route('/cloud', cloud).route('/dns', dns).route('/iam', iam)
+  const routes = app
+    .route('/cloud', cloud)
+    .route('/dns', dns)
+    .route('/edge', edge)
+    .route('/iam', iam)
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: {

@@ -1,4 +1,5 @@
 import type { Generation } from '../state/emulator-state.ts'
+import { type EdgeApp, generateEdgeApps } from './edge-apps.ts'
 import { generateLimitRequests, type LimitRequest } from './limit-requests.ts'
 import { generateNetworks, type Network } from './networks.ts'
 import { createRng } from './rng.ts'
@@ -8,6 +9,7 @@ export interface Dataset {
   generation: Generation
   networks: Network[]
   limitRequests: LimitRequest[]
+  edgeApps: EdgeApp[]
 }
 
 /**
@@ -27,6 +29,7 @@ export const generateDataset = (generation: Generation): Dataset => {
     generation,
     networks: generateNetworks(stream(1), epoch),
     limitRequests: generateLimitRequests(stream(2), epoch),
+    edgeApps: generateEdgeApps(stream(3), epoch),
   }
 }
 
