@@ -25,14 +25,9 @@ const App = z
   .object({
     id: z.number().int(),
     name: z.string(),
-    status: z
-      .number()
-      .int()
-      .min(0)
-      .max(5)
-      .openapi({
-        description: '0 draft, 1 enabled, 2 disabled, 3 hourly limit, 4 daily limit, 5 suspended',
-      }),
+    status: z.number().int().min(0).max(5).openapi({
+      description: '0 draft, 1 enabled, 2 disabled, 3 hourly limit, 4 daily limit, 5 suspended',
+    }),
     binary: z.number().int(),
     api_type: z.enum(['wasi-http', 'proxy-wasm']),
     plan_id: z.number().int(),
