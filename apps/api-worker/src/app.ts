@@ -12,6 +12,7 @@ import { iam } from './iam/index.ts'
 import { validationHook } from './lib/validation.ts'
 import { journal, preferScenario, requestId } from './scenario.ts'
 import { loadDataset } from './state/index.ts'
+import { streaming } from './streaming/index.ts'
 
 /**
  * The API emulator: one sub-app per product family, one `onError` rendering every error in its
@@ -66,6 +67,7 @@ export const createApiApp = () => {
     .route('/dns', dns)
     .route('/edge', edge)
     .route('/iam', iam)
+    .route('/streaming', streaming)
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: {

@@ -1,4 +1,5 @@
 import type { Generation } from '../state/emulator-state.ts'
+import { type AiTask, generateAiTasks } from './ai-tasks.ts'
 import { type EdgeApp, generateEdgeApps } from './edge-apps.ts'
 import { generateLimitRequests, type LimitRequest } from './limit-requests.ts'
 import { generateNetworks, type Network } from './networks.ts'
@@ -10,6 +11,7 @@ export interface Dataset {
   networks: Network[]
   limitRequests: LimitRequest[]
   edgeApps: EdgeApp[]
+  aiTasks: AiTask[]
 }
 
 /**
@@ -30,6 +32,7 @@ export const generateDataset = (generation: Generation): Dataset => {
     networks: generateNetworks(stream(1), epoch),
     limitRequests: generateLimitRequests(stream(2), epoch),
     edgeApps: generateEdgeApps(stream(3), epoch),
+    aiTasks: generateAiTasks(stream(4), epoch),
   }
 }
 

@@ -1,0 +1,128 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { AI_TASK_NAMES, AI_TASK_STATUSES, type AiTask } from '../data/ai-tasks.ts'
+import type { ApiEnv } from '../env.ts'
+import { ApiError } from '../errors.ts'
+import { formatIso, parseDateTime } from '../lib/dates.ts'
+import { containsText, integer, paginate, sortBy, uuid } from '../lib/query.ts'
+import { validationHook } from '../lib/validation.ts'
+import { CloudErrors } from '../schemas.ts'
+
+const ORDERINGS = ['task_id', 'status', 'task_name', 'started_at'] as const
+
+const Task = z
+  .object({
+    task_id: z.string(),
+    task_name: z.enum(AI_TASK_NAMES),
+    status: z.enum(AI_TASK_STATUSES),
+    progress: z.number().int(),
+    created_at: z.string(),
+    processing_time: z.object({
+      started_at: z.string().nullable(),
+      completed_at: z.string().nullable(),
+      total_time_sec: z.number().nullable(),
+    }),
+    task_data: z.record(z.string(), z.string()),
+  })
+  .openapi('AiTask')
+
+const out = (task: AiTask) => ({
+  task_id: task.task_id,
+  task_name: task.task_name,
+  status: task.status,
+  progress: task.progress,
+  created_at: formatIso(task.created_at),
+  processing_time: {
+    started_at: task.started_at === null ? null : formatIso(task.started_at),
+    completed_at: task.completed_at === null ? null : formatIso(task.completed_at),
+    total_time_sec:
+      task.completed_at === null || task.started_at === null
+        ? null
+        : (task.completed_at - task.started_at) / 1000,
+  },
+  task_data: task.task_data,
+})
+
+const searchable = (task: AiTask) =>
+  [task.task_id, task.task_name, task.status, JSON.stringify(task.task_data)].join(' ')
+
+/** The query string of another page: the request's own parameters with `page` replaced. */
+const pageLink = (url: string, page: number) => {
+  const params = new URL(url).searchParams
+  params.set('page', String(page))
+  return `?${params.toString()}`
+}
+
+/** Streaming: `GET /streaming/ai/tasks` (4.8), page-based. */
+export const streaming = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).openapi(
+  createRoute({
+    method: 'get',
+    path: '/ai/tasks',
+    tags: ['Streaming'],
+    summary: 'List AI tasks (pages from 1; default order: started_at descending)',
+    request: {
+      query: z.object({
+        task_id: uuid().optional(),
+        task_name: z.enum(AI_TASK_NAMES).optional(),
+        status: z.enum(AI_TASK_STATUSES).optional(),
+        date_created: z
+          .string()
+          .refine(
+            (text) => parseDateTime(text, { dateOnly: true }) !== undefined,
+            'Enter a valid ISO 8601 date or date-time.',
+          )
+          .optional()
+          .openapi({ description: 'Tasks created on this UTC day (a date-time selects its day).' }),
+        ordering: z.enum(ORDERINGS).optional(),
+        search: z.string().max(255).optional(),
+        page: integer({ min: 1 }).optional(),
+        limit: integer({ min: 1, max: 1000 }).optional(),
+      }),
+    },
+    responses: {
+      200: {
+        description: 'A page of tasks',
+        content: {
+          'application/json': {
+            schema: z.object({
+              count: z.number().int(),
+              next: z.string().nullable().openapi({ example: '?page=3&limit=10' }),
+              previous: z.string().nullable(),
+              results: z.array(Task),
+            }),
+          },
+        },
+      },
+      ...CloudErrors,
+    },
+  }),
+  (c) => {
+    const q = c.req.valid('query')
+    let tasks = c.get('data').aiTasks
+    if (q.task_id) tasks = tasks.filter((t) => t.task_id === q.task_id?.toLowerCase())
+    if (q.task_name) tasks = tasks.filter((t) => t.task_name === q.task_name)
+    if (q.status) tasks = tasks.filter((t) => t.status === q.status)
+    if (q.date_created) {
+      const day = Math.floor((parseDateTime(q.date_created, { dateOnly: true }) ?? 0) / 86_400_000)
+      tasks = tasks.filter((t) => Math.floor(t.created_at / 86_400_000) === day)
+    }
+    if (q.search) tasks = tasks.filter((t) => containsText(searchable(t), q.search ?? ''))
+    tasks = q.ordering
+      ? sortBy(tasks, [
+          [(t) => (q.ordering === 'started_at' ? t.started_at : t[q.ordering ?? 'task_id']), 'asc'],
+        ])
+      : sortBy(tasks, [[(t) => t.started_at, 'desc']])
+    const limit = q.limit ?? 10
+    const page = q.page ?? 1
+    const pages = Math.max(1, Math.ceil(tasks.length / limit))
+    if (page > pages) throw new ApiError(404, 'Invalid page.')
+    return c.json(
+      {
+        count: tasks.length,
+        next: page < pages ? pageLink(c.req.url, page + 1) : null,
+        previous: page > 1 ? pageLink(c.req.url, page - 1) : null,
+        results: paginate(tasks, { limit, offset: (page - 1) * limit }).map(out),
+      },
+      200,
+    )
+  },
+)
