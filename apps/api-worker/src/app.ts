@@ -13,6 +13,7 @@ import { validationHook } from './lib/validation.ts'
 import { journal, preferScenario, requestId } from './scenario.ts'
 import { loadDataset } from './state/index.ts'
 import { streaming } from './streaming/index.ts'
+import { waap } from './waap/index.ts'
 
 /**
  * The API emulator: one sub-app per product family, one `onError` rendering every error in its
@@ -68,6 +69,7 @@ export const createApiApp = () => {
     .route('/edge', edge)
     .route('/iam', iam)
     .route('/streaming', streaming)
+    .route('/waap', waap)
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: {

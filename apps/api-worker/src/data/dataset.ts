@@ -4,6 +4,7 @@ import { type EdgeApp, generateEdgeApps } from './edge-apps.ts'
 import { generateLimitRequests, type LimitRequest } from './limit-requests.ts'
 import { generateNetworks, type Network } from './networks.ts'
 import { createRng } from './rng.ts'
+import { generateWaapDomains, generateWaapEvents, type WaapDomain, type WaapEvent } from './waap.ts'
 
 /** Everything the read endpoints serve, generated from one seed relative to one epoch. */
 export interface Dataset {
@@ -12,6 +13,10 @@ export interface Dataset {
   limitRequests: LimitRequest[]
   edgeApps: EdgeApp[]
   aiTasks: AiTask[]
+  waapDomains: WaapDomain[]
+  waapEvents: WaapEvent[]
+  /** The same events by id, for the details endpoint. */
+  waapEventsById: Map<string, WaapEvent>
 }
 
 /**
@@ -27,12 +32,17 @@ export interface Dataset {
 export const generateDataset = (generation: Generation): Dataset => {
   const { seed, epoch } = generation
   const stream = (offset: number) => createRng(seed * 1000 + offset)
+  const waapDomains = generateWaapDomains(stream(5), epoch)
+  const waapEvents = generateWaapEvents(stream(6), waapDomains, epoch)
   return {
     generation,
     networks: generateNetworks(stream(1), epoch),
     limitRequests: generateLimitRequests(stream(2), epoch),
     edgeApps: generateEdgeApps(stream(3), epoch),
     aiTasks: generateAiTasks(stream(4), epoch),
+    waapDomains,
+    waapEvents,
+    waapEventsById: new Map(waapEvents.map((event) => [event.id, event])),
   }
 }
 
