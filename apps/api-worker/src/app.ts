@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { admin } from './admin.ts'
 import { authenticate } from './auth.ts'
+import { billing } from './billing/index.ts'
 import { cloud } from './cloud/index.ts'
 import { dns } from './dns/index.ts'
 import { edge } from './edge/index.ts'
@@ -64,6 +65,7 @@ export const createApiApp = () => {
   app.route('/__admin', admin)
   app.use(preferScenario, authenticate, loadDataset)
   const routes = app
+    .route('/billing', billing)
     .route('/cloud', cloud)
     .route('/dns', dns)
     .route('/edge', edge)

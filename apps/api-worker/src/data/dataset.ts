@@ -1,4 +1,5 @@
 import type { Generation } from '../state/emulator-state.ts'
+import { type Addendum, generateAddendums } from './addendums.ts'
 import { type AiTask, generateAiTasks } from './ai-tasks.ts'
 import { type EdgeApp, generateEdgeApps } from './edge-apps.ts'
 import { generateLimitRequests, type LimitRequest } from './limit-requests.ts'
@@ -13,6 +14,7 @@ export interface Dataset {
   limitRequests: LimitRequest[]
   edgeApps: EdgeApp[]
   aiTasks: AiTask[]
+  addendums: Addendum[]
   waapDomains: WaapDomain[]
   waapEvents: WaapEvent[]
   /** The same events by id, for the details endpoint. */
@@ -40,6 +42,7 @@ export const generateDataset = (generation: Generation): Dataset => {
     limitRequests: generateLimitRequests(stream(2), epoch),
     edgeApps: generateEdgeApps(stream(3), epoch),
     aiTasks: generateAiTasks(stream(4), epoch),
+    addendums: generateAddendums(stream(7), epoch),
     waapDomains,
     waapEvents,
     waapEventsById: new Map(waapEvents.map((event) => [event.id, event])),

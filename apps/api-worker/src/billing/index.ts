@@ -1,0 +1,233 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { type Addendum, addendumStatus, PRODUCTS } from '../data/addendums.ts'
+import type { ApiEnv } from '../env.ts'
+import { formatIso } from '../lib/dates.ts'
+import {
+  commaList,
+  containsText,
+  date,
+  dateTime,
+  integer,
+  paginate,
+  repeated,
+  type SortKey,
+  sortBy,
+} from '../lib/query.ts'
+import { validationHook } from '../lib/validation.ts'
+import { CloudErrors } from '../schemas.ts'
+
+const INT32 = { min: -2147483648, max: 2147483647 }
+const STATUSES = ['active', 'paused', 'stopped', 'upcoming'] as const
+const ORDER_FIELDS: Record<string, SortKey<Addendum>> = {
+  created_at: (a) => a.created_at,
+  active_range_start: (a) => a.active_range.start,
+  active_range_end: (a) => a.active_range.end,
+  id: (a) => a.id,
+  client_id: (a) => a.client_id,
+  plan_name: (a) => a.plan.name,
+  plan_id: (a) => a.plan.id,
+  product_name: (a) => a.product.name,
+  product_id: (a) => a.product.id,
+}
+const ORDER_VALUES = Object.keys(ORDER_FIELDS).flatMap((f) => [f, `-${f}`])
+
+const ordering = z
+  .string()
+  .transform((text, ctx) => {
+    const keys = text.split(',').map((key) => key.trim())
+    const bad = keys.filter((key) => !ORDER_VALUES.includes(key))
+    if (bad.length) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `Unknown ordering ${bad.map((b) => `"${b}"`).join(', ')}: use ${ORDER_VALUES.join(', ')}.`,
+      })
+      return z.NEVER
+    }
+    return keys
+  })
+  .openapi({
+    type: 'string',
+    example: '-created_at,id',
+    description: 'Comma-separated; a - prefix sorts descending',
+  })
+
+/** `payer_id` values: integers, or `null` for addendums without a payer. */
+const payer = z.union([z.literal('null').transform(() => null), integer(INT32)])
+
+const Query = z.object({
+  active_after: dateTime({ dateOnly: true }).optional(),
+  active_before: dateTime({ dateOnly: true }).optional(),
+  active_at: dateTime().optional(),
+  not_active_at: dateTime().optional(),
+  active_start_from: dateTime().optional(),
+  active_start_to: dateTime().optional(),
+  active_end_from: dateTime().optional(),
+  active_end_to: dateTime().optional(),
+  created_after: dateTime({ dateOnly: true }).optional(),
+  created_before: dateTime({ dateOnly: true }).optional(),
+  created_on: date().optional(),
+  addendum_id: repeated(z.string().min(1).max(64)),
+  id: integer({ min: 1 }).optional(),
+  client_id: repeated(integer(INT32)),
+  company_name: z.string().min(1).max(255).optional(),
+  currency_char_code: repeated(z.enum(['EUR', 'USD'])),
+  currency_id: repeated(z.enum(['1', '2']).transform(Number)),
+  payer_id: repeated(payer),
+  plan_id: repeated(integer(INT32)),
+  plan_name: z.string().min(1).max(255).optional(),
+  product_id: repeated(
+    integer().refine(
+      (id) => PRODUCTS.some((p) => p.id === id),
+      'Not a known product ID (see the product table).',
+    ),
+  ),
+  product_internal_name: repeated(
+    z.enum(PRODUCTS.map((p) => p.internal_name) as [string, ...string[]]),
+  ),
+  product_name: z.string().min(1).max(255).optional(),
+  provider_id: repeated(integer(INT32)),
+  reseller_id: integer().optional(),
+  status: commaList(z.enum(STATUSES)),
+  limit: integer({ min: 1, max: 100 }).optional(),
+  offset: integer({ min: 0 }).optional(),
+  ordering: ordering.optional(),
+})
+
+const AddendumSchema = z
+  .object({
+    id: z.number().int(),
+    addendum_id: z.string(),
+    client_id: z.number().int(),
+    client: z.object({ id: z.number().int(), company_name: z.string() }),
+    active_range: z.object({ start: z.string(), end: z.string().nullable() }),
+    created_at: z.string(),
+    currency: z.object({ id: z.number().int(), char_code: z.string(), symbol: z.string() }),
+    plan: z.object({ id: z.number().int(), name: z.string() }),
+    product: z.object({ id: z.number().int(), name: z.string(), internal_name: z.string() }),
+    status_at_active_at: z
+      .enum(STATUSES)
+      .openapi({ description: 'Status at `active_at` when given, else now' }),
+    payer_id: z.number().int().nullable(),
+    provider_id: z.number().int(),
+    reseller_id: z.number().int(),
+  })
+  .openapi('Addendum')
+
+const out = (a: Addendum, at: number) => ({
+  id: a.id,
+  addendum_id: a.addendum_id,
+  client_id: a.client_id,
+  client: a.client,
+  active_range: {
+    start: formatIso(a.active_range.start),
+    end: a.active_range.end === null ? null : formatIso(a.active_range.end),
+  },
+  created_at: formatIso(a.created_at),
+  currency: a.currency,
+  plan: a.plan,
+  product: a.product,
+  status_at_active_at: addendumStatus(a, at),
+  payer_id: a.payer_id,
+  provider_id: a.provider_id,
+  reseller_id: a.reseller_id,
+})
+
+const activeAt = (a: Addendum, t: number) =>
+  a.active_range.start <= t && (a.active_range.end === null || a.active_range.end > t)
+
+/** The absolute URL of another page, or null. */
+const pageUrl = (url: string, offset: number, limit: number) => {
+  const next = new URL(url)
+  next.searchParams.set('limit', String(limit))
+  if (offset > 0) next.searchParams.set('offset', String(offset))
+  else next.searchParams.delete('offset')
+  return next.toString()
+}
+
+/** Billing: `GET /billing/org/v1/addendums` (4.7). A client sees its own; a reseller all its clients'. */
+export const billing = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).openapi(
+  createRoute({
+    method: 'get',
+    path: '/org/v1/addendums',
+    tags: ['Billing'],
+    summary: 'List addendums (offset pagination, absolute next/previous links)',
+    request: { query: Query },
+    responses: {
+      200: {
+        description: 'Addendums',
+        content: {
+          'application/json': {
+            schema: z.object({
+              count: z.number().int(),
+              next: z.string().nullable(),
+              previous: z.string().nullable(),
+              results: z.array(AddendumSchema),
+            }),
+          },
+        },
+      },
+      ...CloudErrors,
+    },
+  }),
+  (c) => {
+    const q = c.req.valid('query')
+    const principal = c.get('principal')
+    const now = Date.now()
+    const day = (ms: number) => Math.floor(ms / 86_400_000)
+    const filters: ((a: Addendum) => boolean)[] = [
+      (a) => principal.kind === 'reseller' || a.client_id === principal.clientId,
+    ]
+    const add = <T>(value: T | undefined, test: (a: Addendum, v: T) => boolean) => {
+      if (value !== undefined) filters.push((a) => test(a, value))
+    }
+    add(q.active_after, (a, t) => a.active_range.end === null || a.active_range.end > t)
+    add(q.active_before, (a, t) => a.active_range.start < t)
+    add(q.active_at, (a, t) => activeAt(a, t))
+    add(q.not_active_at, (a, t) => !activeAt(a, t))
+    add(q.active_start_from, (a, t) => a.active_range.start >= t)
+    add(q.active_start_to, (a, t) => a.active_range.start <= t)
+    add(q.active_end_from, (a, t) => a.active_range.end !== null && a.active_range.end >= t)
+    add(q.active_end_to, (a, t) => a.active_range.end !== null && a.active_range.end <= t)
+    add(q.created_after, (a, t) => a.created_at > t)
+    add(q.created_before, (a, t) => a.created_at < t)
+    add(q.created_on, (a, t) => day(a.created_at) === day(t))
+    add(q.addendum_id, (a, v) => v.includes(a.addendum_id))
+    add(q.id, (a, v) => a.id === v)
+    add(q.client_id, (a, v) => v.includes(a.client_id))
+    add(q.company_name, (a, v) => containsText(a.client.company_name, v))
+    add(q.currency_char_code, (a, v) => (v as string[]).includes(a.currency.char_code))
+    add(q.currency_id, (a, v) => (v as number[]).includes(a.currency.id))
+    add(q.payer_id, (a, v) => v.includes(a.payer_id))
+    add(q.plan_id, (a, v) => v.includes(a.plan.id))
+    add(q.plan_name, (a, v) => containsText(a.plan.name, v))
+    add(q.product_id, (a, v) => v.includes(a.product.id))
+    add(q.product_internal_name, (a, v) => v.includes(a.product.internal_name))
+    add(q.product_name, (a, v) => containsText(a.product.name, v))
+    add(q.provider_id, (a, v) => v.includes(a.provider_id))
+    add(q.reseller_id, (a, v) => a.reseller_id === v)
+    add(q.status, (a, v) => (v as string[]).includes(addendumStatus(a, now)))
+    const matched = c.get('data').addendums.filter((a) => filters.every((keep) => keep(a)))
+    const sorted = sortBy(
+      matched,
+      [...(q.ordering ?? []), 'id'].map(
+        (key) =>
+          [
+            ORDER_FIELDS[key.replace(/^-/, '')] as SortKey<Addendum>,
+            key.startsWith('-') ? 'desc' : 'asc',
+          ] as const,
+      ),
+    )
+    const limit = q.limit ?? 100
+    const offset = q.offset ?? 0
+    const at = q.active_at ?? now
+    return c.json(
+      {
+        count: sorted.length,
+        next: offset + limit < sorted.length ? pageUrl(c.req.url, offset + limit, limit) : null,
+        previous: offset > 0 ? pageUrl(c.req.url, Math.max(0, offset - limit), limit) : null,
+        results: paginate(sorted, { limit, offset }).map((a) => out(a, at)),
+      },
+      200,
+    )
+  },
+)
