@@ -32,6 +32,9 @@ export const services = [
       '127.0.0.1',
       '--port',
       String(TOKEN_PORT),
+      // Each wrangler dev needs its own devtools port, or the second one fails to start.
+      '--inspector-port',
+      String(TOKEN_PORT + 1000),
     ],
     env: WRANGLER_ENV,
     readyUrl: `http://127.0.0.1:${TOKEN_PORT}/token?video=ready`,
@@ -49,6 +52,8 @@ export const services = [
       '127.0.0.1',
       '--port',
       String(API_PORT),
+      '--inspector-port',
+      String(API_PORT + 1000),
     ],
     env: WRANGLER_ENV,
     readyUrl: `http://127.0.0.1:${API_PORT}/openapi.json`,
