@@ -5,6 +5,7 @@ import { ApiError } from './errors.ts'
 import { integer } from './lib/query.ts'
 import { validationHook } from './lib/validation.ts'
 import { adminEnabled } from './scenario.ts'
+import { ok } from './schemas.ts'
 import { defaultSeed, stateOf } from './state/index.ts'
 
 const Generation = z.object({
@@ -58,7 +59,7 @@ admin
       tags: ['Emulator'],
       summary: 'Current seed, the instant the data is relative to, and record counts',
       responses: {
-        200: { description: 'State', content: { 'application/json': { schema: Generation } } },
+        200: ok('State', Generation),
       },
     }),
     async (c) => c.json(describe(await stateOf(c.env).generation(defaultSeed(c.env))), 200),
@@ -89,10 +90,7 @@ admin
         },
       },
       responses: {
-        200: {
-          description: 'The new state',
-          content: { 'application/json': { schema: Generation } },
-        },
+        200: ok('The new state', Generation),
       },
     }),
     async (c) => {
@@ -109,14 +107,7 @@ admin
       summary: 'The request journal, newest first (at most 1000 kept)',
       request: { query: z.object({ limit: integer({ min: 1, max: 1000 }).optional() }) },
       responses: {
-        200: {
-          description: 'Journal',
-          content: {
-            'application/json': {
-              schema: z.object({ count: z.number().int(), results: z.array(JournalEntry) }),
-            },
-          },
-        },
+        200: ok('Journal', z.object({ count: z.number().int(), results: z.array(JournalEntry) })),
       },
     }),
     async (c) => {

@@ -32,3 +32,16 @@ const responses = (schema: z.ZodType) => {
 export const CloudErrors = responses(CloudError)
 /** The error responses of edge routes. */
 export const EdgeErrors = responses(EdgeError)
+
+/**
+ * A JSON 200 response declaration for a route.
+ *
+ * @example
+ * ```ts
+ * responses: { 200: ok('Domains', DomainList), ...CloudErrors }
+ * ```
+ */
+export const ok = <T extends z.ZodType>(description: string, schema: T) => ({
+  description,
+  content: { 'application/json': { schema } },
+})

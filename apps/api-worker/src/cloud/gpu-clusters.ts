@@ -3,7 +3,7 @@ import type { ApiEnv } from '../env.ts'
 import { integer } from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
 import { adminEnabled, parsePrefer } from '../scenario.ts'
-import { CloudErrors } from '../schemas.ts'
+import { CloudErrors, ok } from '../schemas.ts'
 import { stateOf } from '../state/index.ts'
 
 /** Subnet/cluster name rule (spec 2.2, 2.3): letter/digit, 1–61 of `[A-Za-z0-9 ._-]`, letter/digit/`.`/`_`. */
@@ -127,7 +127,7 @@ export const gpuClusters = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook
       body: { required: true, content: { 'application/json': { schema: ClusterBody } } },
     },
     responses: {
-      200: { description: 'Task started', content: { 'application/json': { schema: TaskIds } } },
+      200: ok('Task started', TaskIds),
       ...CloudErrors,
     },
   }),

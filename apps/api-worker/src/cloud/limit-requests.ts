@@ -6,7 +6,7 @@ import { ApiError } from '../errors.ts'
 import { formatNaive, formatZulu } from '../lib/dates.ts'
 import { commaList, dateTime, integer, paginate, repeated, sortBy } from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
-import { CloudErrors } from '../schemas.ts'
+import { CloudErrors, ok } from '../schemas.ts'
 
 const LimitRequestSchema = z
   .object({
@@ -62,10 +62,7 @@ limitRequests
       summary: "List quota limit requests of the reseller's clients (dates with Z), newest first",
       request: { query: z.object({ client_id: integer({ min: 1 }).optional(), status, ...page }) },
       responses: {
-        200: {
-          description: 'Limit requests',
-          content: { 'application/json': { schema: ListSchema } },
-        },
+        200: ok('Limit requests', ListSchema),
         ...CloudErrors,
       },
     }),
@@ -93,10 +90,7 @@ limitRequests
         }),
       },
       responses: {
-        200: {
-          description: 'Limit requests',
-          content: { 'application/json': { schema: ListSchema } },
-        },
+        200: ok('Limit requests', ListSchema),
         ...CloudErrors,
       },
     }),

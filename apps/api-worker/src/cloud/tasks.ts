@@ -6,7 +6,7 @@ import { formatOffset } from '../lib/dates.ts'
 import type { JsonValue } from '../lib/json.ts'
 import { uuid } from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
-import { CloudErrors } from '../schemas.ts'
+import { CloudErrors, ok } from '../schemas.ts'
 import type { StoredTask } from '../state/emulator-state.ts'
 import { stateOf } from '../state/index.ts'
 
@@ -83,7 +83,7 @@ export const tasks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).op
     summary: 'Get an asynchronous task',
     request: { params: z.object({ task_id: uuid() }) },
     responses: {
-      200: { description: 'The task', content: { 'application/json': { schema: TaskSchema } } },
+      200: ok('The task', TaskSchema),
       ...CloudErrors,
     },
   }),

@@ -3,7 +3,7 @@ import { createRng, hash32 } from '../data/rng.ts'
 import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
 import { validationHook } from '../lib/validation.ts'
-import { CloudErrors } from '../schemas.ts'
+import { CloudErrors, ok } from '../schemas.ts'
 import { stateOf } from '../state/index.ts'
 
 /** A DNS name: labels of 1–63 letters, digits and inner hyphens, 253 characters at most, optional final dot. */
@@ -85,10 +85,7 @@ export const dns = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).open
       }),
     },
     responses: {
-      200: {
-        description: 'Delegation status',
-        content: { 'application/json': { schema: Delegation } },
-      },
+      200: ok('Delegation status', Delegation),
       429: { description: 'Rate limited; see Retry-After', content: CloudErrors[400].content },
       ...CloudErrors,
     },

@@ -5,7 +5,7 @@ import type { ApiEnv } from '../env.ts'
 import { formatIso } from '../lib/dates.ts'
 import { containsText, integer, paginate, type SortKey, sortBy } from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
-import { EdgeErrors } from '../schemas.ts'
+import { EdgeErrors, ok } from '../schemas.ts'
 
 const ORDER_FIELDS = {
   name: (a: EdgeApp) => a.name,
@@ -74,12 +74,7 @@ edge.openapi(
       }),
     },
     responses: {
-      200: {
-        description: 'Apps',
-        content: {
-          'application/json': { schema: z.object({ apps: z.array(App), count: z.number().int() }) },
-        },
-      },
+      200: ok('Apps', z.object({ apps: z.array(App), count: z.number().int() })),
       ...EdgeErrors,
     },
   }),

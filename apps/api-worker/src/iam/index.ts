@@ -5,7 +5,7 @@ import { CLIENTS, LOGIN_USERS, RESELLER_ID } from '../data/accounts.ts'
 import type { ApiBindings, ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
 import { validationHook } from '../lib/validation.ts'
-import { CloudErrors, LoginError } from '../schemas.ts'
+import { CloudErrors, LoginError, ok } from '../schemas.ts'
 import { verifyTotp } from './totp.ts'
 
 const ACCESS_SECONDS = 3600
@@ -53,7 +53,7 @@ export const iam = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
       security: [],
       request: { body: { required: true, content: { 'application/json': { schema: Login } } } },
       responses: {
-        200: { description: 'Tokens', content: { 'application/json': { schema: Tokens } } },
+        200: ok('Tokens', Tokens),
         400: { description: 'Invalid body', ...loginErrors },
         401: { description: 'Wrong credentials or one-time password', ...loginErrors },
       },
@@ -109,10 +109,7 @@ export const iam = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         },
       },
       responses: {
-        200: {
-          description: 'New access token',
-          content: { 'application/json': { schema: z.object({ access: z.string() }) } },
-        },
+        200: ok('New access token', z.object({ access: z.string() })),
         400: { description: 'Invalid body', ...loginErrors },
         401: { description: 'Invalid or expired refresh token', ...loginErrors },
       },
@@ -138,29 +135,25 @@ export const iam = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
       tags: ['IAM'],
       summary: 'The account of the presented credential (a 200 confirms the credential is valid)',
       responses: {
-        200: {
-          description: 'Account',
-          content: {
-            'application/json': {
-              schema: z
-                .object({
-                  id: z.number().int(),
-                  name: z.string(),
-                  company_name: z.string(),
-                  status: z.enum(['active', 'trial', 'suspended']),
-                  is_reseller: z.boolean(),
-                  reseller_id: z.number().int().nullable(),
-                  currency: z.string(),
-                  auth_method: z.enum(['apikey', 'jwt']),
-                  user: z
-                    .string()
-                    .nullable()
-                    .openapi({ description: 'The logged-in user (JWT) or null (API key).' }),
-                })
-                .openapi('Client'),
-            },
-          },
-        },
+        200: ok(
+          'Account',
+          z
+            .object({
+              id: z.number().int(),
+              name: z.string(),
+              company_name: z.string(),
+              status: z.enum(['active', 'trial', 'suspended']),
+              is_reseller: z.boolean(),
+              reseller_id: z.number().int().nullable(),
+              currency: z.string(),
+              auth_method: z.enum(['apikey', 'jwt']),
+              user: z
+                .string()
+                .nullable()
+                .openapi({ description: 'The logged-in user (JWT) or null (API key).' }),
+            })
+            .openapi('Client'),
+        ),
         ...CloudErrors,
       },
     }),

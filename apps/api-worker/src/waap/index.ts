@@ -22,7 +22,7 @@ import {
   sortBy,
 } from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
-import { CloudErrors } from '../schemas.ts'
+import { CloudErrors, ok } from '../schemas.ts'
 
 /** Request history kept (spec 6.3): a `start` before this is treated as the window's start. */
 export const RETENTION_MS = 30 * 86_400_000
@@ -137,19 +137,15 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         }),
       },
       responses: {
-        200: {
-          description: 'A page of requests',
-          content: {
-            'application/json': {
-              schema: z.object({
-                count: z.number().int(),
-                limit: z.number().int(),
-                offset: z.number().int(),
-                results: z.array(EventSchema),
-              }),
-            },
-          },
-        },
+        200: ok(
+          'A page of requests',
+          z.object({
+            count: z.number().int(),
+            limit: z.number().int(),
+            offset: z.number().int(),
+            results: z.array(EventSchema),
+          }),
+        ),
         ...CloudErrors,
       },
     }),
@@ -195,14 +191,7 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         params: z.object({ domain_id: integer({ min: 1 }), request_id: z.string().min(1).max(64) }),
       },
       responses: {
-        200: {
-          description: 'Details',
-          content: {
-            'application/json': {
-              schema: DetailsSchema,
-            },
-          },
-        },
+        200: ok('Details', DetailsSchema),
         404: { description: 'No such request on this domain', content: CloudErrors[400].content },
         ...CloudErrors,
       },
@@ -237,19 +226,15 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         }),
       },
       responses: {
-        200: {
-          description: 'Domains',
-          content: {
-            'application/json': {
-              schema: z.object({
-                limit: z.number().int(),
-                offset: z.number().int(),
-                count: z.number().int(),
-                results: z.array(DomainSchema),
-              }),
-            },
-          },
-        },
+        200: ok(
+          'Domains',
+          z.object({
+            limit: z.number().int(),
+            offset: z.number().int(),
+            count: z.number().int(),
+            results: z.array(DomainSchema),
+          }),
+        ),
         ...CloudErrors,
       },
     }),
