@@ -45,3 +45,27 @@ export const ok = <T extends z.ZodType>(description: string, schema: T) => ({
   description,
   content: { 'application/json': { schema } },
 })
+
+/**
+ * `{count, next, previous, results}`: lists paged by links (billing, streaming).
+ * @example ok('Addendums', linkedPage(AddendumSchema))
+ */
+export const linkedPage = <T extends z.ZodType>(item: T) =>
+  z.object({
+    count: z.number().int(),
+    next: z.string().nullable(),
+    previous: z.string().nullable(),
+    results: z.array(item),
+  })
+
+/**
+ * `{count, limit, offset, results}`: lists that echo their window (WAAP).
+ * @example ok('Domains', offsetPage(DomainSchema))
+ */
+export const offsetPage = <T extends z.ZodType>(item: T) =>
+  z.object({
+    count: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    results: z.array(item),
+  })

@@ -14,7 +14,7 @@ import {
   sortBy,
 } from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
-import { CloudErrors, ok } from '../schemas.ts'
+import { CloudErrors, linkedPage, ok } from '../schemas.ts'
 
 const INT32 = { min: -2147483648, max: 2147483647 }
 const STATUSES = ['active', 'paused', 'stopped', 'upcoming'] as const
@@ -153,15 +153,7 @@ export const billing = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).
     summary: 'List addendums (offset pagination, absolute next/previous links)',
     request: { query: Query },
     responses: {
-      200: ok(
-        'Addendums',
-        z.object({
-          count: z.number().int(),
-          next: z.string().nullable(),
-          previous: z.string().nullable(),
-          results: z.array(AddendumSchema),
-        }),
-      ),
+      200: ok('Addendums', linkedPage(AddendumSchema)),
       ...CloudErrors,
     },
   }),

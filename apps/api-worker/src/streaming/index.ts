@@ -5,7 +5,7 @@ import { ApiError } from '../errors.ts'
 import { formatIso, parseDateTime } from '../lib/dates.ts'
 import { containsText, integer, paginate, sortBy, uuid } from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
-import { CloudErrors, ok } from '../schemas.ts'
+import { CloudErrors, linkedPage, ok } from '../schemas.ts'
 
 const ORDERINGS = ['task_id', 'status', 'task_name', 'started_at'] as const
 
@@ -79,15 +79,7 @@ export const streaming = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }
       }),
     },
     responses: {
-      200: ok(
-        'A page of tasks',
-        z.object({
-          count: z.number().int(),
-          next: z.string().nullable().openapi({ example: '?page=3&limit=10' }),
-          previous: z.string().nullable(),
-          results: z.array(Task),
-        }),
-      ),
+      200: ok('A page of tasks', linkedPage(Task)),
       ...CloudErrors,
     },
   }),

@@ -22,7 +22,7 @@ import {
   sortBy,
 } from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
-import { CloudErrors, ok } from '../schemas.ts'
+import { CloudErrors, offsetPage, ok } from '../schemas.ts'
 
 /** Request history kept (spec 6.3): a `start` before this is treated as the window's start. */
 export const RETENTION_MS = 30 * 86_400_000
@@ -137,15 +137,7 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         }),
       },
       responses: {
-        200: ok(
-          'A page of requests',
-          z.object({
-            count: z.number().int(),
-            limit: z.number().int(),
-            offset: z.number().int(),
-            results: z.array(EventSchema),
-          }),
-        ),
+        200: ok('A page of requests', offsetPage(EventSchema)),
         ...CloudErrors,
       },
     }),
@@ -226,15 +218,7 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         }),
       },
       responses: {
-        200: ok(
-          'Domains',
-          z.object({
-            limit: z.number().int(),
-            offset: z.number().int(),
-            count: z.number().int(),
-            results: z.array(DomainSchema),
-          }),
-        ),
+        200: ok('Domains', offsetPage(DomainSchema)),
         ...CloudErrors,
       },
     }),
