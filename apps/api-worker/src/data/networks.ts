@@ -99,6 +99,14 @@ export const generateNetworks = (rng: Rng, now: number): Network[] =>
     const updated = Math.min(now, created + rng.int(0, 60) * 86_400_000)
     const id = rng.uuid()
     const isDefault = i === 0 ? true : external ? null : false
+    // Where and when: the same for a network and its subnets.
+    const placement = {
+      project_id: projectId,
+      region_id: region.id,
+      region: region.name,
+      created_at: created,
+      updated_at: updated,
+    }
     const subnets: Subnet[] = Array.from({ length: rng.int(1, 3) }, (__, s) => {
       const v6 = s === 2 || (s === 1 && rng.chance(0.3))
       const third = (i * 3 + s) % 256
@@ -120,11 +128,7 @@ export const generateNetworks = (rng: Rng, now: number): Network[] =>
         available_ips: total === null ? null : rng.int(10, total),
         total_ips: total,
         has_router: false,
-        project_id: projectId,
-        region_id: region.id,
-        region: region.name,
-        created_at: created,
-        updated_at: updated,
+        ...placement,
         creator_task_id: rng.chance(0.7) ? rng.uuid() : null,
         task_id: null,
         tags: makeTags(rng),
@@ -142,11 +146,7 @@ export const generateNetworks = (rng: Rng, now: number): Network[] =>
       shared,
       port_security_enabled: !external,
       segmentation_id: type === 'vlan' ? rng.int(100, 4000) : null,
-      project_id: projectId,
-      region_id: region.id,
-      region: region.name,
-      created_at: created,
-      updated_at: updated,
+      ...placement,
       creator_task_id: rng.chance(0.7) ? rng.uuid() : null,
       task_id: i % 13 === 5 ? rng.uuid() : null,
       subnets,
