@@ -141,6 +141,13 @@ describe('CORS', () => {
     expect(res.headers.get('vary')).toContain('Origin')
   })
 
+  it('sends and exposes the Date the record was signed at, for clock-skew correction', async () => {
+    const res = await get('?video=demo', { origin })
+    expect(res.headers.get('access-control-expose-headers')).toBe('Date')
+    const { expires } = (await res.json()) as { expires: number }
+    expect(Date.parse(res.headers.get('date') ?? '') / 1000).toBe(expires - 3600)
+  })
+
   it('gives no CORS header to another origin, or when ALLOWED_ORIGINS is unset', async () => {
     expect(
       (await get('?video=demo', { origin: 'https://evil.test' })).headers.get(

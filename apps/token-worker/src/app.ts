@@ -67,6 +67,9 @@ const corsForConfig = cors({
   },
   allowMethods: ['GET'],
   allowHeaders: ['Authorization'],
+  // Players estimate the server clock from Date (clock-skew-proof refresh); it is not a
+  // CORS-safelisted header, so cross-origin pages cannot read it unless exposed.
+  exposeHeaders: ['Date'],
   maxAge: 600,
 })
 
@@ -111,6 +114,8 @@ export const createTokenApp = ({ authorize, now = Date.now }: TokenAppOptions = 
         { nowSeconds: Math.floor(now() / 1000) },
       )
       c.header('Cache-Control', 'no-store')
+      // The clock the record was signed with, to the second (every runtime, not only the edge).
+      c.header('Date', new Date(now()).toUTCString())
       return c.json(record)
     })
     .all('/token', (c) => {

@@ -1,0 +1,65 @@
+// @vitest-environment node
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fetchToken, serverDateOf, TokenFetchError } from './fetch-token.ts'
+
+const record = {
+  token: 'abcdefgh',
+  token_ip: 'ijklmnop',
+  client_ip: '127.0.0.1',
+  expires: 1795348820,
+  url: 'https://cdn.test/videos/1_demo/abcdefgh/1795348820/master.m3u8',
+  url_ip: 'https://cdn-ip.test/videos/1_demo/ijklmnop/1795348820/master.m3u8',
+}
+const serverDate = 'Sun, 22 Nov 2026 12:00:00 GMT'
+
+let server: Server
+let base: string
+beforeAll(async () => {
+  // A real HTTP server: the Date header is what a real backend sends, not a stub's property.
+  server = createServer((request, response) => {
+    response.setHeader('date', serverDate)
+    response.setHeader('content-type', 'application/json')
+    if (request.url?.startsWith('/token?video=demo')) response.end(JSON.stringify(record))
+    else if (request.url?.startsWith('/token?video=broken')) response.end('{"token":1}')
+    else if (request.url?.startsWith('/token?video=html')) {
+      response.statusCode = 502
+      response.end('<html>bad gateway</html>')
+    } else {
+      response.statusCode = 400
+      response.end('{"error":"query parameter \\"video\\" is required"}')
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+describe('fetchToken', () => {
+  it('returns the record and remembers the server clock from the Date header', async () => {
+    const got = await fetchToken(`${base}/token?video=demo`)
+    expect(got).toEqual(record)
+    expect(serverDateOf(got)).toBe(Date.parse(serverDate) + 500)
+  })
+
+  it('turns a non-2xx answer into a TokenFetchError carrying the status and the backend message', async () => {
+    const error = await fetchToken(`${base}/token`).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TokenFetchError)
+    expect(error).toMatchObject({
+      status: 400,
+      message: 'token backend answered 400: query parameter "video" is required',
+    })
+    await expect(fetchToken(`${base}/token?video=html`)).rejects.toThrow(
+      'token backend answered 502',
+    )
+  })
+
+  it('rejects a 200 whose body is not a token record', async () => {
+    await expect(fetchToken(`${base}/token?video=broken`)).rejects.toThrow(TypeError)
+  })
+
+  it('rejects a network failure', async () => {
+    await expect(fetchToken('http://127.0.0.1:1/token?video=demo')).rejects.toThrow()
+  })
+})

@@ -1,0 +1,2 @@
+export { type FakeBackend, type FakeBackendOptions, fakeTokenBackend } from './fake-backend.ts'
+export { type FakeTime, fakeTime } from './fake-time.ts'

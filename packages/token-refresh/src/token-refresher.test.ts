@@ -1,0 +1,338 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { fakeTime, fakeTokenBackend } from './testing/index.ts'
+import { TokenRefreshConfigError, TokenRefresher } from './token-refresher.ts'
+import type { TokenRefreshOptions } from './types.ts'
+
+const setup = async (
+  options: Partial<TokenRefreshOptions> & {
+    lifetime?: number
+    clientAheadMs?: number
+    sendDate?: boolean
+  } = {},
+) => {
+  const time = fakeTime()
+  const { lifetime = 20, clientAheadMs = 0, sendDate = true, ...rest } = options
+  const backend = fakeTokenBackend({ clock: time.clock, lifetime, clientAheadMs, sendDate })
+  const refresher = await TokenRefresher.create({
+    getToken: backend.getToken,
+    refreshLeadSeconds: 6,
+    clock: time.clock,
+    timers: time.timers,
+    random: () => 0.5,
+    visibility: null,
+    ...rest,
+  })
+  return { time, backend, refresher }
+}
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+describe('TokenRefresher.create', () => {
+  it('fetches the initial record before anything else and plays url or url_ip', async () => {
+    const { refresher, backend } = await setup()
+    expect(backend.calls).toBe(1)
+    expect(refresher.url).toMatch(/^https:\/\/cdn\.test\/videos\/12345_demo\/tok0001plain\/\d+\//)
+    const bound = await setup({ ipBound: true })
+    expect(bound.refresher.url).toMatch(/^https:\/\/cdn-ip\.test\/.*tok0001bound/)
+  })
+
+  it.each([0, -5, Number.NaN, Number.POSITIVE_INFINITY])(
+    'rejects refreshLeadSeconds %s',
+    async (lead) => {
+      await expect(setup({ refreshLeadSeconds: lead })).rejects.toThrow(TokenRefreshConfigError)
+    },
+  )
+
+  it('rejects a lead that is not below the lifetime, naming both', async () => {
+    await expect(setup({ refreshLeadSeconds: 20 })).rejects.toThrow(
+      'refreshLeadSeconds (20) must be below the token lifetime (20 s)',
+    )
+  })
+
+  it('only warns when the lifetime is measured on an unverified client clock', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    await setup({ refreshLeadSeconds: 6, sendDate: false, clientAheadMs: 3_600_000 })
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('must be below the token lifetime'))
+  })
+
+  it('warns outside the recommended 20–30 % of the lifetime, not inside', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    await setup({ refreshLeadSeconds: 5, lifetime: 20 })
+    expect(warn).not.toHaveBeenCalled()
+    await setup({ refreshLeadSeconds: 2, lifetime: 20 })
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('recommended 20–30 %'))
+  })
+
+  it('rejects a record without the 2.11 fields', async () => {
+    const time = fakeTime()
+    await expect(
+      TokenRefresher.create({
+        getToken: async () => ({ token: 'x' }) as never,
+        refreshLeadSeconds: 6,
+        timers: time.timers,
+      }),
+    ).rejects.toThrow('"token_ip" must be a non-empty string')
+  })
+})
+
+describe('the lead-time timer', () => {
+  it('refreshes refreshLeadSeconds before expires and reports each new record', async () => {
+    const onTokenRefreshed = vi.fn()
+    const { refresher, backend, time } = await setup({ onTokenRefreshed })
+    const events: unknown[] = []
+    refresher.addEventListener('tokenrefreshed', (event) =>
+      events.push((event as CustomEvent).detail),
+    )
+    await time.advance(13_900)
+    expect(backend.calls).toBe(1)
+    await time.advance(200)
+    expect(backend.calls).toBe(2)
+    expect(refresher.refreshCount).toBe(1)
+    expect(onTokenRefreshed).toHaveBeenCalledWith(refresher.record)
+    expect(events).toEqual([refresher.record])
+    // 70 s of playback with 20 s tokens and a 6 s lead: one refresh every 14 s.
+    await time.advance(56_000)
+    expect(backend.calls).toBe(6)
+  })
+})
+
+describe('rewriting', () => {
+  it('moves URLs resolved under any older pair onto the current one, after the 2nd and 3rd refresh', async () => {
+    const { refresher, time } = await setup()
+    const first = refresher.url
+    const resolved = new URL('v1/seg_007.ts', first).href // as a player resolves it
+    await time.advance(14_000)
+    const level = new URL('v0/index.m3u8', refresher.url).href // loaded under token 2
+    await time.advance(14_000)
+    expect(refresher.refreshCount).toBe(2)
+    const { token, expires } = refresher.record
+    expect(refresher.rewrite(resolved)).toBe(
+      `https://cdn.test/videos/12345_demo/${token}/${expires}/v1/seg_007.ts`,
+    )
+    expect(refresher.rewrite(level)).toBe(
+      `https://cdn.test/videos/12345_demo/${token}/${expires}/v0/index.m3u8`,
+    )
+    await time.advance(14_000)
+    expect(refresher.record.token).toBe('tok0004plain')
+    expect(refresher.rewrite(level)).toContain(`/tok0004plain/${refresher.record.expires}/v0/`)
+  })
+
+  it('leaves other hosts, other videos, queries and fragments alone', async () => {
+    const { refresher } = await setup()
+    const { token, expires } = refresher.record
+    expect(refresher.rewrite('https://other.test/videos/12345_demo/abcdefg/1767225600/a.ts')).toBe(
+      'https://other.test/videos/12345_demo/abcdefg/1767225600/a.ts',
+    )
+    expect(refresher.rewrite('https://cdn.test/videos/12345_other/abcdefg/1767225600/a.ts')).toBe(
+      'https://cdn.test/videos/12345_other/abcdefg/1767225600/a.ts',
+    )
+    expect(
+      refresher.rewrite(
+        'https://cdn.test/videos/12345_demo/abcdefg/1767225600/a.ts?x=abcdefg/1767225600#t',
+      ),
+    ).toBe(`https://cdn.test/videos/12345_demo/${token}/${expires}/a.ts?x=abcdefg/1767225600#t`)
+    expect(refresher.rewrite('not a url')).toBe('not a url')
+  })
+
+  it('ipBound switches both the host and the token, for URLs on either CDN host', async () => {
+    const { refresher } = await setup({ ipBound: true })
+    const { token_ip, expires } = refresher.record
+    const want = `https://cdn-ip.test/videos/12345_demo/${token_ip}/${expires}/v0/seg_001.ts`
+    expect(
+      refresher.rewrite('https://cdn.test/videos/12345_demo/oldtoken/1767225600/v0/seg_001.ts'),
+    ).toBe(want)
+    expect(
+      refresher.rewrite('https://cdn-ip.test/videos/12345_demo/oldtoken/1767225600/v0/seg_001.ts'),
+    ).toBe(want)
+  })
+})
+
+describe('refresh', () => {
+  it('shares one getToken call between concurrent callers', async () => {
+    const { refresher, backend } = await setup()
+    const [a, b, c] = await Promise.all([
+      refresher.refresh(),
+      refresher.refresh(),
+      refresher.refresh(),
+    ])
+    expect(backend.calls).toBe(2)
+    expect(a).toBe(b)
+    expect(b).toBe(c)
+  })
+
+  it('retries three failures with growing jittered backoff inside the lead window, reporting each', async () => {
+    const onError = vi.fn()
+    const { refresher, backend, time } = await setup({ onError })
+    const errorEvents = vi.fn()
+    refresher.addEventListener('error', errorEvents)
+    backend.fail(3)
+    await time.advance(14_000) // lead time: 1st attempt fails
+    expect(backend.calls).toBe(2)
+    await time.advance(375) // 500 ms × (0.5 + 0.5/2)
+    expect(backend.calls).toBe(3)
+    await time.advance(749)
+    expect(backend.calls).toBe(3)
+    await time.advance(1)
+    expect(backend.calls).toBe(4)
+    await time.advance(1500)
+    expect(backend.calls).toBe(5)
+    expect(onError).toHaveBeenCalledTimes(3)
+    expect(errorEvents).toHaveBeenCalledTimes(3)
+    expect(onError.mock.calls[0]?.[0]).toBeInstanceOf(Error)
+    // recovered 2.6 s into the 6 s lead window: the token never expired
+    expect(refresher.refreshCount).toBe(1)
+    expect(refresher.record.expires * 1000).toBeGreaterThan(time.clock.now())
+  })
+
+  it('never fails silently: without onError a failure is logged', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    const { refresher, backend } = await setup()
+    backend.fail(1)
+    await expect(refresher.refresh()).rejects.toThrow('backend down')
+    expect(warn).toHaveBeenCalledWith('[token-refresh] refresh failed', expect.any(Error))
+  })
+
+  it('keeps trying at a bounded rate once the token has expired', async () => {
+    const { backend, time } = await setup({ onError: () => undefined })
+    backend.fail(1000)
+    await time.advance(14_000 + 10 * 60_000)
+    // 10 minutes of outage: a handful of quick retries, then one every 15–30 s, never a storm.
+    expect(backend.calls).toBeGreaterThan(15)
+    expect(backend.calls).toBeLessThan(50)
+  })
+})
+
+describe('robust time', () => {
+  it.each([
+    ['fast', 3_600_000],
+    ['slow', -3_600_000],
+  ])('a client clock 1 h %s with the server Date changes nothing', async (_, clientAheadMs) => {
+    const { backend, time } = await setup({ clientAheadMs })
+    await time.advance(70_000)
+    expect(backend.calls).toBe(6)
+  })
+
+  it.each([
+    ['fast', 3_600_000],
+    ['slow', -3_600_000],
+  ])(
+    'a client clock 1 h %s without a Date header makes a bounded number of fetches',
+    async (_, clientAheadMs) => {
+      vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+      const { backend, time } = await setup({ clientAheadMs, sendDate: false })
+      await time.advance(200_000) // ten 20-second lifetimes
+      // at most one fetch per lead time (6 s): ≤ 4 per 20 s lifetime whatever the clock says
+      expect(backend.calls).toBeLessThanOrEqual(1 + 200 / 6)
+    },
+  )
+
+  it('after a sleep, a request waits for the refresh instead of leaving with an expired token', async () => {
+    const { refresher, backend, time } = await setup()
+    const old = new URL('v0/seg_001.ts', refresher.url).href
+    time.jump(60_000) // laptop lid closed: no timer ran
+    const url = await refresher.prepare(old)
+    expect(backend.calls).toBe(2)
+    expect(url).toContain(`/${refresher.record.token}/${refresher.record.expires}/v0/seg_001.ts`)
+    expect(refresher.record.expires * 1000).toBeGreaterThan(time.clock.now())
+  })
+
+  it('a request does not wait longer than maxWaitMs for a hanging backend', async () => {
+    const { refresher, backend, time } = await setup({ maxWaitMs: 2000 })
+    backend.fail(1, 'hang')
+    time.jump(60_000)
+    let done = false
+    const pending = refresher.prepare(refresher.url).then((url) => {
+      done = true
+      return url
+    })
+    await time.advance(1999)
+    expect(done).toBe(false)
+    await time.advance(1)
+    expect(await pending).toBe(refresher.url)
+  })
+
+  it('the synchronous rewrite starts a background refresh when the token is stale', async () => {
+    const { refresher, backend, time } = await setup()
+    time.jump(15_000)
+    const before = refresher.rewrite(refresher.url)
+    expect(before).toContain('tok0001plain')
+    await time.advance(0)
+    expect(backend.calls).toBe(2)
+    expect(refresher.rewrite(before)).toContain('tok0002plain')
+  })
+
+  it('refreshes when a hidden tab becomes visible', async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock })
+    const page = Object.assign(new EventTarget(), { hidden: true })
+    const refresher = await TokenRefresher.create({
+      getToken: backend.getToken,
+      refreshLeadSeconds: 6,
+      clock: time.clock,
+      timers: time.timers,
+      visibility: page,
+    })
+    time.jump(45_000) // the hidden tab's timers were throttled
+    page.hidden = false
+    page.dispatchEvent(new Event('visibilitychange'))
+    await time.advance(0)
+    expect(backend.calls).toBe(2)
+    expect(refresher.record.expires * 1000).toBeGreaterThan(time.clock.now())
+  })
+})
+
+describe('recover (403/410)', () => {
+  it('a URL on an older pair just needs a retry with the current one', async () => {
+    const { refresher, backend, time } = await setup()
+    const old = refresher.url
+    await time.advance(14_000)
+    expect(refresher.recover(old)).toBe(true)
+    expect(backend.calls).toBe(2)
+  })
+
+  it('a failure of the current token refreshes once per token', async () => {
+    const { refresher, backend, time } = await setup({ onError: () => undefined })
+    const first = refresher.url
+    expect(refresher.recover(first)).toBe(true)
+    expect(refresher.recover(first)).toBe(true) // refresh in flight: the retry waits for it
+    await time.advance(0)
+    expect(backend.calls).toBe(2)
+    expect(refresher.recover(first)).toBe(true) // now an older pair: no new fetch
+    expect(backend.calls).toBe(2)
+    backend.fail(1)
+    const second = refresher.rewrite(first)
+    expect(refresher.recover(second)).toBe(true)
+    await time.advance(0)
+    expect(backend.calls).toBe(3)
+    // the refresh for this token failed: retrying again cannot help, and must not loop
+    expect(refresher.recover(second)).toBe(false)
+    expect(backend.calls).toBe(3)
+  })
+
+  it('ignores URLs that are not this video', async () => {
+    const { refresher, backend } = await setup()
+    expect(refresher.recover('https://other.test/videos/12345_demo/abcdefg/1767225600/a.ts')).toBe(
+      false,
+    )
+    expect(refresher.recover('https://cdn.test/plain.ts')).toBe(false)
+    expect(backend.calls).toBe(1)
+  })
+})
+
+describe('destroy', () => {
+  it('leaves no timer and no listener, and drops late results', async () => {
+    const page = Object.assign(new EventTarget(), { hidden: false })
+    const remove = vi.spyOn(page, 'removeEventListener')
+    const { refresher, time, backend } = await setup({ visibility: page })
+    const pending = refresher.refresh()
+    refresher.destroy()
+    await pending
+    expect(time.pending).toBe(0)
+    expect(remove).toHaveBeenCalledWith('visibilitychange', expect.any(Function))
+    await time.advance(600_000)
+    expect(backend.calls).toBe(2)
+    expect(refresher.refreshCount).toBe(0)
+  })
+})

@@ -1,0 +1,284 @@
+import { findTokenPair } from '@proj/signing/url'
+import { serverDateOf } from './fetch-token.ts'
+import { assertTokenRecord } from './token-record.ts'
+import type { Clock, TimerHandle, Timers, TokenRecord, TokenRefreshOptions } from './types.ts'
+import { urlRewriter } from './url-rewriter.ts'
+
+const systemClock: Clock = { now: () => Date.now() }
+const systemTimers: Timers = {
+  set: (callback, ms) => setTimeout(callback, ms),
+  clear: (handle) => clearTimeout(handle),
+}
+// setTimeout overflows above 2^31-1 ms and fires at once; long tokens re-arm instead.
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** Thrown by {@link TokenRefresher.create} when `refreshLeadSeconds` cannot work. */
+export class TokenRefreshConfigError extends RangeError {
+  override name = 'TokenRefreshConfigError'
+}
+
+/**
+ * Keeps the current token record of one video and the player's URLs on it (spec 4.15).
+ *
+ * Refreshes `refreshLeadSeconds` before `expires`, measured on the server's clock when the
+ * record came through `fetchToken`; also refreshes on demand when a request is about to leave
+ * inside the lead window (background tabs, sleeping laptops) and when the page becomes visible.
+ * Timer and on-demand refreshes are rate-bounded (at most one per lead time), so a client
+ * clock wrong by hours cannot cause a storm; failures are retried with jittered exponential
+ * backoff and reported through `onError` and an `error` event.
+ *
+ * Events: `tokenrefreshed` and `error`, both `CustomEvent`s with the record or error as `detail`.
+ *
+ * @example
+ * ```ts
+ * const refresher = await TokenRefresher.create({
+ *   getToken: () => fetchToken('/token?video=demo&type=vod&expire=300'),
+ *   refreshLeadSeconds: 60,
+ * })
+ * player.src(refresher.url)
+ * someRequestHook((url) => refresher.rewrite(url))
+ * ```
+ */
+export class TokenRefresher extends EventTarget {
+  /** Successful refreshes so far (the initial fetch is not counted). */
+  refreshCount = 0
+  #options: TokenRefreshOptions
+  #clock: Clock
+  #timers: Timers
+  #record!: TokenRecord
+  #rewrite!: (url: string) => string | undefined
+  /** Estimated server clock minus client clock (ms). */
+  #offset = 0
+  #inflight: Promise<TokenRecord> | undefined
+  #timer: TimerHandle | undefined
+  #failures = 0
+  #lastFetch = Number.NEGATIVE_INFINITY
+  /** The token whose 403/410 already triggered a refresh: each token may do so once. */
+  #recoveredToken = ''
+  #destroyed = false
+  #onVisible = () => {
+    if (!this.#options.visibility?.hidden) this.#schedule(0)
+  }
+
+  /**
+   * Fetches the initial record (before the player exists, as 4.15 asks), checks the lead
+   * time against its lifetime and starts the schedule.
+   *
+   * @throws TokenRefreshConfigError when `refreshLeadSeconds` is not > 0 or not below the lifetime.
+   * @example
+   * ```ts
+   * const refresher = await TokenRefresher.create({ getToken, refreshLeadSeconds: 10 })
+   * ```
+   */
+  static async create(options: TokenRefreshOptions): Promise<TokenRefresher> {
+    const lead = options.refreshLeadSeconds
+    if (!(lead > 0) || !Number.isFinite(lead))
+      throw new TokenRefreshConfigError(`refreshLeadSeconds must be a number > 0, got ${lead}`)
+    const refresher = new TokenRefresher(options)
+    refresher.#lastFetch = refresher.#clock.now()
+    refresher.#accept(assertTokenRecord(await options.getToken()))
+    const lifetime = refresher.#record.expires - refresher.serverNow() / 1000
+    const measured = serverDateOf(refresher.#record) !== undefined
+    const problem =
+      lead >= lifetime
+        ? `refreshLeadSeconds (${lead}) must be below the token lifetime (${Math.round(lifetime)} s)`
+        : lead < lifetime * 0.2 || lead > lifetime * 0.3
+          ? `refreshLeadSeconds (${lead}) is outside the recommended 20–30 % of the token lifetime (${Math.round(lifetime)} s)`
+          : ''
+    // Without the server's Date the lifetime is measured on the viewer's clock, which may be
+    // wrong by hours: only a warning then, as refusing would break playback.
+    if (problem && measured && lead >= lifetime) {
+      refresher.destroy()
+      throw new TokenRefreshConfigError(problem)
+    }
+    if (problem) console.warn(`[token-refresh] ${problem}`)
+    refresher.#options.visibility?.addEventListener('visibilitychange', refresher.#onVisible)
+    refresher.#schedule()
+    return refresher
+  }
+
+  private constructor(options: TokenRefreshOptions) {
+    super()
+    this.#options = {
+      visibility: typeof document === 'undefined' ? null : document,
+      ...options,
+    }
+    this.#clock = options.clock ?? systemClock
+    this.#timers = options.timers ?? systemTimers
+  }
+
+  /** The current record. */
+  get record(): TokenRecord {
+    return this.#record
+  }
+
+  /** The master playlist URL to play: `url`, or `url_ip` when `ipBound`. */
+  get url(): string {
+    return this.#options.ipBound ? this.#record.url_ip : this.#record.url
+  }
+
+  /** The server's clock as estimated from the last `Date` header (ms). */
+  serverNow(): number {
+    return this.#clock.now() + this.#offset
+  }
+
+  /** Whether the current token is inside its lead window (or expired) on the server's clock. */
+  get stale(): boolean {
+    return this.serverNow() >= (this.#record.expires - this.#options.refreshLeadSeconds) * 1000
+  }
+
+  /**
+   * Moves `url` onto the current token pair and host when it belongs to this video; other URLs
+   * are returned unchanged. Starts a background refresh when the token is stale.
+   *
+   * @example
+   * ```ts
+   * vhs.xhr.onRequest((options) => ({ ...options, uri: refresher.rewrite(options.uri) }))
+   * ```
+   */
+  rewrite(url: string): string {
+    const rewritten = this.#rewrite(url)
+    if (rewritten === undefined) return url
+    this.#refreshIfStale()
+    return rewritten
+  }
+
+  /**
+   * Like {@link rewrite}, but when the token is stale waits (at most `maxWaitMs`) for the
+   * refresh first, so the request leaves with a fresh pair. Never rejects.
+   *
+   * @example
+   * ```ts
+   * context.url = await refresher.prepare(context.url)
+   * ```
+   */
+  async prepare(url: string): Promise<string> {
+    const pending = this.#refreshIfStale()
+    if (pending) {
+      let timer: TimerHandle | undefined
+      await Promise.race([
+        pending.catch(() => undefined),
+        new Promise((resolve) => {
+          timer = this.#timers.set(() => resolve(undefined), this.#options.maxWaitMs ?? 5000)
+        }),
+      ])
+      if (timer !== undefined) this.#timers.clear(timer)
+    }
+    return this.#rewrite(url) ?? url
+  }
+
+  /**
+   * Reacts to a 403/410 answer for `failedUrl`: returns whether retrying it can succeed. A URL
+   * on an older pair just needs the current one; a failure of the current token triggers one
+   * refresh (once per token, so a CDN that rejects every token cannot cause a loop).
+   *
+   * @example
+   * ```ts
+   * if ((status === 403 || status === 410) && refresher.recover(url)) retry()
+   * ```
+   */
+  recover(failedUrl: string): boolean {
+    const pair = findTokenPair(failedUrl)
+    if (!pair || this.#destroyed || this.#rewrite(failedUrl) === undefined) return false
+    const current = this.#options.ipBound ? this.#record.token_ip : this.#record.token
+    if (pair.token !== current) return true
+    if (this.#inflight) return true
+    if (this.#recoveredToken === current) return false
+    this.#recoveredToken = current
+    this.refresh().catch(() => undefined)
+    return true
+  }
+
+  /**
+   * Fetches a new record now (concurrent calls share one `getToken` call).
+   *
+   * @example
+   * ```ts
+   * document.addEventListener('online', () => refresher.refresh())
+   * ```
+   */
+  refresh(): Promise<TokenRecord> {
+    this.#inflight ??= this.#fetch().finally(() => {
+      this.#inflight = undefined
+    })
+    return this.#inflight
+  }
+
+  /** Stops every timer and listener; later refreshes and events are dropped. */
+  destroy(): void {
+    this.#destroyed = true
+    if (this.#timer !== undefined) this.#timers.clear(this.#timer)
+    this.#timer = undefined
+    this.#options.visibility?.removeEventListener('visibilitychange', this.#onVisible)
+  }
+
+  async #fetch(): Promise<TokenRecord> {
+    this.#lastFetch = this.#clock.now()
+    try {
+      const record = assertTokenRecord(await this.#options.getToken())
+      if (this.#destroyed) return record
+      this.#failures = 0
+      this.#accept(record)
+      this.refreshCount++
+      this.#options.onTokenRefreshed?.(record)
+      this.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
+      this.#schedule()
+      return record
+    } catch (error) {
+      if (!this.#destroyed) {
+        this.#failures++
+        const { onError } = this.#options
+        if (onError) onError(error)
+        else console.warn('[token-refresh] refresh failed', error)
+        this.dispatchEvent(new CustomEvent('error', { detail: error }))
+        this.#schedule(this.#backoff())
+      }
+      throw error
+    }
+  }
+
+  #accept(record: TokenRecord): void {
+    const serverDate = serverDateOf(record)
+    if (serverDate !== undefined) this.#offset = serverDate - this.#clock.now()
+    this.#record = record
+    this.#rewrite = urlRewriter(record, this.#options.ipBound ?? false)
+  }
+
+  /** Jittered exponential backoff; capped at half the remaining validity, then at `maxMs`. */
+  #backoff(): number {
+    const { baseMs = 500, maxMs = 30_000 } = this.#options.retry ?? {}
+    const remaining = this.#record.expires * 1000 - this.serverNow()
+    const cap = remaining > 0 ? Math.min(maxMs, Math.max(baseMs, remaining / 2)) : maxMs
+    const random = this.#options.random ?? Math.random
+    return Math.min(cap, baseMs * 2 ** (this.#failures - 1)) * (0.5 + random() / 2)
+  }
+
+  /** The earliest client time (ms) at which a timer or on-demand refresh may start. */
+  #nextAllowed(): number {
+    return this.#lastFetch + Math.max(1000, this.#options.refreshLeadSeconds * 1000)
+  }
+
+  #refreshIfStale(): Promise<TokenRecord> | undefined {
+    if (this.#destroyed) return undefined
+    if (this.#inflight) return this.#inflight
+    if (!this.stale || this.#failures > 0 || this.#clock.now() < this.#nextAllowed()) return
+    return this.refresh()
+  }
+
+  /** Arms the timer: after `delay` ms, or at the lead time (never before the rate bound). */
+  #schedule(delay?: number): void {
+    if (this.#destroyed) return
+    if (this.#timer !== undefined) this.#timers.clear(this.#timer)
+    const leadAt = (this.#record.expires - this.#options.refreshLeadSeconds) * 1000 - this.#offset
+    const wait = delay ?? Math.max(leadAt, this.#nextAllowed()) - this.#clock.now()
+    const ms = Math.min(Math.max(0, wait), MAX_TIMER_MS)
+    this.#timer = this.#timers.set(() => {
+      this.#timer = undefined
+      if (this.#inflight) return
+      if (delay !== undefined && this.#failures > 0) this.refresh().catch(() => undefined)
+      else if (this.stale && this.#clock.now() >= this.#nextAllowed())
+        this.refresh().catch(() => undefined)
+      else this.#schedule()
+    }, ms)
+  }
+}

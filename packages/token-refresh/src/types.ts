@@ -1,0 +1,60 @@
+/** The token backend's answer (spec 2.11): what `getToken` resolves to. */
+export interface TokenRecord {
+  /** Plain token, valid from any IP. */
+  token: string
+  /** IP-bound token, locked to `client_ip`. */
+  token_ip: string
+  /** Viewer IP as seen by the backend. */
+  client_ip: string
+  /** Unix seconds at which both tokens expire. */
+  expires: number
+  /** Master playlist URL with the plain token (on `CDN_DOMAIN`). */
+  url: string
+  /** Master playlist URL with the IP-bound token (on `CDN_DOMAIN_IP`). */
+  url_ip: string
+}
+
+/** Wall-clock time in milliseconds (`Date.now` by default). Injected so tests are deterministic. */
+export interface Clock {
+  now(): number
+}
+
+/** Opaque timer handle, whatever the runtime's `setTimeout` returns. */
+export type TimerHandle = ReturnType<typeof setTimeout>
+
+/** One-shot timers (`setTimeout`/`clearTimeout` by default). */
+export interface Timers {
+  set(callback: () => void, ms: number): TimerHandle
+  clear(handle: TimerHandle): void
+}
+
+/** Something that can tell whether the page is hidden and announce changes (the `document`). */
+export interface Visibility {
+  readonly hidden: boolean
+  addEventListener(type: 'visibilitychange', listener: () => void): void
+  removeEventListener(type: 'visibilitychange', listener: () => void): void
+}
+
+/** The refresh options of spec 4.15, plus what a demanding player integration needs. */
+export interface TokenRefreshOptions {
+  /** Fetches a fresh record from the token backend. Use {@link fetchToken} to get clock-skew correction. */
+  getToken: () => Promise<TokenRecord>
+  /** `true`: play `url_ip` with `token_ip` on the IP-bound host. Default `false` (`url`, `token`). */
+  ipBound?: boolean
+  /** Seconds before `expires` at which the token is refreshed; > 0 and below the token lifetime. */
+  refreshLeadSeconds: number
+  /** Called with every new record after a successful refresh (not for the initial one). */
+  onTokenRefreshed?: (record: TokenRecord) => void
+  /** Called on every failed refresh; playback goes on with the current token while it is valid. */
+  onError?: (error: unknown) => void
+  /** Backoff of failed refreshes: first delay and the cap once the token has expired (ms). */
+  retry?: { baseMs?: number; maxMs?: number }
+  /** How long a request may wait for a refresh before going out with the current token (ms). */
+  maxWaitMs?: number
+  clock?: Clock
+  timers?: Timers
+  /** Uniform in [0, 1), for backoff jitter. */
+  random?: () => number
+  /** Page visibility source; defaults to `document` where there is one. */
+  visibility?: Visibility | null
+}
