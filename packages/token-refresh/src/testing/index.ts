@@ -1,2 +1,3 @@
 export { type FakeBackend, type FakeBackendOptions, fakeTokenBackend } from './fake-backend.ts'
 export { type FakeTime, fakeTime } from './fake-time.ts'
+export { type Hit, tinyCdn } from './tiny-cdn.ts'

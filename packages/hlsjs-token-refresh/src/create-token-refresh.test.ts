@@ -1,0 +1,163 @@
+import { fakeTime, fakeTokenBackend, tinyCdn } from '@proj/token-refresh/testing'
+import Hls, { type LoaderCallbacks, type LoaderContext, type LoaderResponse } from 'hls.js'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+
+import { createTokenRefresh, type HlsTokenRefresh } from './create-token-refresh.ts'
+
+let time: ReturnType<typeof fakeTime>
+let backend: ReturnType<typeof fakeTokenBackend>
+let cdn: Awaited<ReturnType<typeof tinyCdn>>
+let refresh: HlsTokenRefresh
+
+beforeEach(async () => {
+  time = fakeTime()
+  backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+  cdn = await tinyCdn(time.clock)
+  refresh = await createTokenRefresh({
+    getToken: cdn.issuing(backend.getToken),
+    refreshLeadSeconds: 6,
+    clock: time.clock,
+    timers: time.timers,
+    visibility: null,
+    onError: () => undefined,
+  })
+})
+afterEach(async () => {
+  refresh.destroy()
+  await cdn.close()
+})
+
+/** Loads `url` through the package's loader with the package's policy for `policy`. */
+const load = (
+  url: string,
+  policy: 'manifestLoadPolicy' | 'fragLoadPolicy' | 'keyLoadPolicy' = 'manifestLoadPolicy',
+  retryDelayMs = 10,
+) => {
+  const Loader = refresh.hlsConfig.loader
+  if (!Loader) throw new Error('no loader')
+  const loader = new Loader({ ...Hls.DefaultConfig, ...refresh.hlsConfig })
+  const base = refresh.hlsConfig[policy]?.default
+  if (!base?.errorRetry) throw new Error('no policy')
+  const loadPolicy = {
+    ...base,
+    errorRetry: { ...base.errorRetry, retryDelayMs, maxRetryDelayMs: retryDelayMs },
+  }
+  return new Promise<LoaderResponse | { code: number }>((resolve) => {
+    const callbacks: LoaderCallbacks<LoaderContext> = {
+      onSuccess: (response) => resolve(response),
+      onError: (error) => resolve({ code: error.code }),
+      onTimeout: () => resolve({ code: -1 }),
+    }
+    loader.load(
+      { url, responseType: 'text' } as LoaderContext,
+      { loadPolicy, timeout: 5000, maxRetry: 0, retryDelay: 0, maxRetryDelay: 0 },
+      callbacks,
+    )
+  })
+}
+const tokens = () => cdn.hits.map((hit) => `${hit.token} ${hit.status}`)
+
+describe('createTokenRefresh', () => {
+  it('fetches the initial token first and hands hls.js a loader for every request type', () => {
+    expect(backend.calls).toBe(1)
+    expect(refresh.url).toContain('/tok0001plain/')
+    // one loader for everything: pLoader/fLoader alone would miss AES key requests
+    expect(refresh.hlsConfig.loader).toBeTypeOf('function')
+    expect(refresh.hlsConfig.pLoader).toBeUndefined()
+    expect(refresh.hlsConfig.fLoader).toBeUndefined()
+  })
+
+  it('keeps options the page passes in hlsConfig', async () => {
+    const other = await createTokenRefresh({
+      getToken: cdn.issuing(backend.getToken),
+      refreshLeadSeconds: 6,
+      timers: time.timers,
+      visibility: null,
+      hlsConfig: { maxBufferLength: 12 },
+    })
+    expect(other.hlsConfig.maxBufferLength).toBe(12)
+    other.destroy()
+  })
+})
+
+describe('the loader', () => {
+  it('moves a URL resolved under an older token onto the pair of the 2nd and 3rd refresh', async () => {
+    const level = new URL('v1/index.m3u8', refresh.url).href // resolved under token 1
+    await time.advance(28_000)
+    expect(refresh.refresher.refreshCount).toBe(2)
+    expect((await load(level)).code).toBe(200)
+    await time.advance(14_000)
+    expect((await load(level)).code).toBe(200)
+    expect(tokens()).toEqual(['tok0003plain 200', 'tok0004plain 200'])
+  })
+
+  it('rewrites on every attempt: a retry after a refresh leaves with the new pair', async () => {
+    cdn.failOnce('v0/index.m3u8', 503)
+    cdn.onHit(async (hit) => {
+      if (hit.status === 503) await refresh.refresher.refresh()
+    })
+    const response = await load(new URL('v0/index.m3u8', refresh.url).href)
+    expect(response.code).toBe(200)
+    // hls.js retried through loadInternal(); a loader rewriting in load() would resend token 1
+    expect(tokens()).toEqual(['tok0001plain 503', 'tok0002plain 200'])
+  })
+
+  it('waits for the refresh when a request would leave inside the lead window (tab woke up)', async () => {
+    time.jump(60_000) // asleep: no timer ran, token 1 expired 40 s ago
+    expect((await load(refresh.url)).code).toBe(200)
+    expect(tokens()).toEqual(['tok0002plain 200'])
+  })
+
+  it.each([403, 410])(
+    'recovers from %i: refreshes once and retries instead of failing',
+    async (status) => {
+      cdn.failOnce('seg_000.ts', status)
+      const response = await load(new URL('v0/seg_000.ts', refresh.url).href, 'fragLoadPolicy')
+      expect(response.code).toBe(200)
+      expect(tokens()).toEqual([`tok0001plain ${status}`, 'tok0002plain 200'])
+      expect(backend.calls).toBe(2)
+    },
+  )
+
+  it('recovers key requests too', async () => {
+    cdn.revoke('tok0001plain')
+    const response = await load(new URL('v0/key.bin', refresh.url).href, 'keyLoadPolicy')
+    expect(response.code).toBe(200)
+    expect(tokens()).toEqual(['tok0001plain 410', 'tok0002plain 200'])
+  })
+
+  it('gives up with the error when the CDN rejects every token, after a bounded number of fetches', async () => {
+    cdn.rejectAll()
+    const response = await load(refresh.url)
+    expect(response.code).toBe(403)
+    expect(backend.calls).toBeLessThanOrEqual(3)
+    expect(cdn.hits.length).toBeLessThanOrEqual(3)
+  })
+
+  it('does not touch requests to other hosts', async () => {
+    const elsewhere = refresh.url.replace('127.0.0.1', 'localhost')
+    await time.advance(14_000)
+    await load(elsewhere)
+    expect(cdn.hits[0]?.token).toBe('tok0001plain')
+  })
+})
+
+describe('with a real Hls instance', () => {
+  it('loads the manifest and a level playlist on the current pair, and hls.destroy() stops the refresh', async () => {
+    const hls = new Hls({ ...refresh.hlsConfig, autoStartLoad: false })
+    refresh.attach(hls)
+    const parsed = new Promise((resolve) => hls.once(Hls.Events.MANIFEST_PARSED, resolve))
+    await time.advance(14_000) // refreshed before the player even loads
+    hls.loadSource(new URL('master.m3u8', refresh.url.replace('tok0002plain', 'tok0001plain')).href)
+    await parsed
+    expect(hls.levels).toHaveLength(2)
+    expect(tokens()).toEqual(['tok0002plain 200'])
+    expect(time.pending).toBe(1)
+    const destroyed = vi.fn()
+    refresh.refresher.addEventListener('tokenrefreshed', destroyed)
+    hls.destroy()
+    expect(time.pending).toBe(0)
+    await time.advance(60_000)
+    expect(destroyed).not.toHaveBeenCalled()
+  })
+})

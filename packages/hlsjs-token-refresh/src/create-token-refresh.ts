@@ -1,0 +1,58 @@
+import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
+import type { HlsConfig } from 'hls.js'
+import Hls from 'hls.js'
+import { recoveringPolicies } from './retry-policy.ts'
+import { tokenLoader } from './token-loader.ts'
+
+/** What {@link createTokenRefresh} gives an hls.js page. */
+export interface HlsTokenRefresh {
+  /** The core: current record, `refreshCount`, `tokenrefreshed`/`error` events. */
+  readonly refresher: TokenRefresher
+  /** The master playlist to `loadSource` (`url`, or `url_ip` when `ipBound`). */
+  readonly url: string
+  /** `loader` plus the recovering load policies; spread your own options after it. */
+  readonly hlsConfig: Partial<HlsConfig>
+  /** Ties the refresh to `hls`: `hls.destroy()` then stops every timer and listener. */
+  attach(hls: Hls): void
+  /** Stops every timer and listener now. */
+  destroy(): void
+}
+
+/**
+ * Fetches the initial token (before the player exists, as spec 4.15 asks) and returns the
+ * hls.js configuration that keeps every later request on a fresh `{token}/{expires}` pair.
+ *
+ * @example
+ * ```ts
+ * import Hls from 'hls.js'
+ * import { createTokenRefresh, fetchToken } from '@proj/hlsjs-token-refresh'
+ *
+ * const refresh = await createTokenRefresh({
+ *   getToken: () => fetchToken('https://tokens.example.com/token?video=demo&type=vod&expire=300'),
+ *   refreshLeadSeconds: 60,
+ * })
+ * const hls = new Hls(refresh.hlsConfig)
+ * refresh.attach(hls)
+ * hls.loadSource(refresh.url)
+ * hls.attachMedia(document.querySelector('video')!)
+ * ```
+ */
+export const createTokenRefresh = async (
+  options: TokenRefreshOptions & { hlsConfig?: Partial<HlsConfig> },
+): Promise<HlsTokenRefresh> => {
+  const refresher = await TokenRefresher.create(options)
+  const base = options.hlsConfig ?? {}
+  return {
+    refresher,
+    get url() {
+      return refresher.url
+    },
+    hlsConfig: {
+      ...base,
+      loader: tokenLoader(refresher, base.loader as never),
+      ...recoveringPolicies(refresher, base),
+    },
+    attach: (hls) => hls.once(Hls.Events.DESTROYING, () => refresher.destroy()),
+    destroy: () => refresher.destroy(),
+  }
+}

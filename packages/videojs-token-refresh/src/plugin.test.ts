@@ -1,0 +1,186 @@
+import { fakeTime, fakeTokenBackend, tinyCdn } from '@proj/token-refresh/testing'
+import videojs from 'video.js'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { HLS_TYPE } from './plugin.ts'
+import { prepareTokenRefresh } from './prepare.ts'
+import { tokenRefreshOf } from './register.ts'
+import type { VhsXhr } from './vhs-hooks.ts'
+
+type Player = ReturnType<typeof videojs>
+// happy-dom has no MediaSource: every player logs 'no compatible source'; the tests check errors themselves.
+videojs.log.level('off')
+const vhsXhr = (videojs as unknown as { Vhs: { xhr: VhsXhr } }).Vhs.xhr
+
+let time: ReturnType<typeof fakeTime>
+let cdn: Awaited<ReturnType<typeof tinyCdn>>
+const players: Player[] = []
+
+beforeEach(async () => {
+  time = fakeTime()
+  cdn = await tinyCdn(time.clock)
+})
+afterEach(async () => {
+  for (const player of players.splice(0)) if (!player.isDisposed()) player.dispose()
+  await cdn.close()
+})
+
+const backendFor = (video: string) => {
+  const backend = fakeTokenBackend({ clock: time.clock, video })
+  return { backend, getToken: cdn.issuing(backend.getToken) }
+}
+const options = (getToken: () => ReturnType<ReturnType<typeof backendFor>['getToken']>) => ({
+  getToken,
+  refreshLeadSeconds: 6,
+  clock: time.clock,
+  timers: time.timers,
+  visibility: null,
+})
+const newPlayer = (playerOptions: object) => {
+  const element = document.createElement('video')
+  document.body.append(element)
+  const player = videojs(element, playerOptions)
+  players.push(player)
+  return player
+}
+/**
+ * What VHS does when it takes a source: `tech.vhs.xhr = xhrFactory()`, then `xhr-hooks-ready`.
+ * happy-dom has no MediaSource, so no tech takes the source here: the tech is stood in for
+ * (real VHS playback runs in Chromium, in the e2e suite).
+ */
+const vhsTakesSource = (player: Player) => {
+  const tech = { vhs: { xhr: vhsXhr } }
+  Object.assign(player, { tech: () => tech })
+  player.trigger('xhr-hooks-ready')
+  return tech.vhs
+}
+
+describe('prepareTokenRefresh', () => {
+  it('fetches the first token before the player exists and builds VHS-first options', async () => {
+    const { backend, getToken } = backendFor('12345_demo')
+    const prepared = await prepareTokenRefresh(options(getToken))
+    expect(backend.calls).toBe(1)
+    expect(prepared.sources).toEqual([
+      { src: expect.stringContaining('/tok0001plain/'), type: HLS_TYPE },
+    ])
+    expect(prepared.html5.vhs.overrideNative).toBe(true)
+    expect(Object.keys(prepared.plugins)).toEqual(['tokenRefresh'])
+    const bound = await prepareTokenRefresh({ ...options(getToken), ipBound: true })
+    expect(bound.sources[0]?.src).toContain('/tok0002bound/')
+  })
+
+  it('the plugin reuses that first record instead of fetching again', async () => {
+    const { backend, getToken } = backendFor('12345_demo')
+    const player = newPlayer(await prepareTokenRefresh(options(getToken)))
+    const refresher = await tokenRefreshOf(player)?.ready
+    expect(backend.calls).toBe(1)
+    expect(refresher?.record.token).toBe('tok0001plain')
+    expect(player.currentSrc()).toContain('/tok0001plain/')
+  })
+})
+
+describe('the tokenRefresh plugin', () => {
+  it('makes VHS, not native HLS, play: overrideNative in the options the tech starts with', async () => {
+    const { registerTokenRefresh } = await import('./register.ts')
+    registerTokenRefresh()
+    const { getToken } = backendFor('12345_demo')
+    // started from bare player options, without prepareTokenRefresh's html5 block
+    const player = newPlayer({ plugins: { tokenRefresh: options(getToken) } })
+    const html5 = (player as unknown as { options_: { html5: Record<string, unknown> } }).options_
+      .html5
+    expect(html5).toMatchObject({
+      vhs: { overrideNative: true },
+      nativeAudioTracks: false,
+      nativeVideoTracks: false,
+    })
+  })
+
+  it('hooks the per-player VHS xhr: requests leave on the current pair', async () => {
+    const { getToken } = backendFor('12345_demo')
+    const player = newPlayer(await prepareTokenRefresh(options(getToken)))
+    await tokenRefreshOf(player)?.ready
+    const vhs = vhsTakesSource(player)
+    expect(vhs.xhr).not.toBe(vhsXhr) // the recovering wrapper around it
+    const first = player.currentSrc()
+    await time.advance(14_000)
+    await new Promise<void>((resolve) =>
+      vhs.xhr({ uri: first, responseType: 'text' }, () => resolve()),
+    )
+    expect(cdn.hits.map((hit) => hit.token)).toEqual(['tok0002plain'])
+  })
+
+  it('starts from player options alone: fetches, then sets the source', async () => {
+    const { backend, getToken } = backendFor('12345_demo')
+    const { registerTokenRefresh } = await import('./register.ts')
+    registerTokenRefresh()
+    const player = newPlayer({ plugins: { tokenRefresh: options(getToken) } })
+    await tokenRefreshOf(player)?.ready
+    expect(backend.calls).toBe(1)
+    expect(player.currentSrc()).toContain('/tok0001plain/')
+  })
+
+  it('keeps several players on one page apart', async () => {
+    const a = backendFor('12345_first')
+    const b = backendFor('12345_second')
+    const playerA = newPlayer(await prepareTokenRefresh(options(a.getToken)))
+    const playerB = newPlayer(await prepareTokenRefresh(options(b.getToken)))
+    const [refresherA, refresherB] = await Promise.all([
+      tokenRefreshOf(playerA)?.ready,
+      tokenRefreshOf(playerB)?.ready,
+    ])
+    expect(refresherA?.url).toContain('/12345_first/')
+    expect(refresherB?.url).toContain('/12345_second/')
+    // B's refresher never rewrites A's URLs onto B's token
+    const urlA = refresherA?.url ?? ''
+    expect(refresherB?.rewrite(urlA)).toBe(urlA)
+    playerA.dispose()
+    expect(refresherB?.refreshCount).toBe(0)
+    await time.advance(14_000)
+    expect(refresherB?.refreshCount).toBe(1)
+    expect(refresherA?.refreshCount).toBe(0)
+  })
+
+  it('switches video with load(): a new token, the new source, the old refresher stopped', async () => {
+    const first = backendFor('12345_demo')
+    const second = backendFor('12345_other')
+    const player = newPlayer(await prepareTokenRefresh(options(first.getToken)))
+    const plugin = tokenRefreshOf(player)
+    const old = await plugin?.ready
+    const next = await plugin?.load(options(second.getToken))
+    expect(player.currentSrc()).toContain('/12345_other/tok0001plain/')
+    await time.advance(60_000)
+    expect(old?.refreshCount).toBe(0)
+    expect(next?.refreshCount).toBeGreaterThan(0)
+    expect(first.backend.calls).toBe(1)
+  })
+
+  it('is disposed with the player: no timer, no hook left', async () => {
+    const { backend, getToken } = backendFor('12345_demo')
+    const player = newPlayer(await prepareTokenRefresh(options(getToken)))
+    await tokenRefreshOf(player)?.ready
+    const vhs = vhsTakesSource(player)
+    player.dispose()
+    expect(time.pending).toBe(0)
+    await time.advance(120_000)
+    expect(backend.calls).toBe(1)
+    const sets = vhsXhr as unknown as {
+      _requestCallbackSet?: Set<unknown>
+      _responseCallbackSet?: Set<unknown>
+    }
+    expect(sets._requestCallbackSet?.size ?? 0).toBe(0)
+    expect(sets._responseCallbackSet?.size ?? 0).toBe(0)
+    expect(vhs).toBeDefined()
+  })
+
+  it('reports a failed first fetch through onError and a player error', async () => {
+    const { registerTokenRefresh } = await import('./register.ts')
+    registerTokenRefresh()
+    const onError = vi.fn()
+    const failing = async () => {
+      throw new Error('backend down')
+    }
+    const player = newPlayer({ plugins: { tokenRefresh: { ...options(failing), onError } } })
+    await tokenRefreshOf(player)?.ready
+    expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'backend down' }))
+    expect(player.error()?.code).toBe(2)
+  })
+})

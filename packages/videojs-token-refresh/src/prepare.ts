@@ -1,0 +1,46 @@
+import { assertTokenRecord, type TokenRecord, type TokenRefreshOptions } from '@proj/token-refresh'
+import { HLS_TYPE, VHS_TECH_OPTIONS } from './plugin.ts'
+import { registerTokenRefresh } from './register.ts'
+
+/** Player options for `videojs()`: the source, VHS over native HLS, and the plugin first. */
+export interface TokenRefreshPlayerOptions {
+  sources: { src: string; type: string }[]
+  html5: typeof VHS_TECH_OPTIONS
+  plugins: { tokenRefresh: TokenRefreshOptions }
+}
+
+/**
+ * Fetches the initial token before the player exists (spec 4.15) and returns the options to
+ * create it with: the tokenised source, the VHS tech options and the `tokenRefresh` plugin
+ * first among the plugins (registered if it was not). The plugin reuses the fetched record
+ * instead of fetching it again.
+ *
+ * @example
+ * ```ts
+ * import videojs from 'video.js'
+ * import { fetchToken, prepareTokenRefresh } from '@proj/videojs-token-refresh'
+ *
+ * const options = await prepareTokenRefresh({
+ *   getToken: () => fetchToken('https://tokens.example.com/token?video=demo&type=vod&expire=300'),
+ *   refreshLeadSeconds: 60,
+ * })
+ * const player = videojs('player', { ...options, fluid: true })
+ * ```
+ */
+export const prepareTokenRefresh = async (
+  tokenRefresh: TokenRefreshOptions,
+): Promise<TokenRefreshPlayerOptions> => {
+  registerTokenRefresh()
+  let initial: TokenRecord | undefined = assertTokenRecord(await tokenRefresh.getToken())
+  const src = tokenRefresh.ipBound ? initial.url_ip : initial.url
+  const getToken = () => {
+    const record = initial
+    initial = undefined
+    return record ? Promise.resolve(record) : tokenRefresh.getToken()
+  }
+  return {
+    sources: [{ src, type: HLS_TYPE }],
+    html5: VHS_TECH_OPTIONS,
+    plugins: { tokenRefresh: { ...tokenRefresh, getToken } },
+  }
+}
