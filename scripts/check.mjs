@@ -8,6 +8,7 @@ const steps = [
   ['typecheck', ['-r', 'run', 'typecheck']],
   ['tests', ['-r', 'run', 'test']],
   ['builds', ['-r', 'run', 'build']],
+  ['sizes', ['run', 'size']],
 ]
 
 resetReports()

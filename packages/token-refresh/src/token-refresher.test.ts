@@ -73,7 +73,7 @@ describe('TokenRefresher.create', () => {
         refreshLeadSeconds: 6,
         timers: time.timers,
       }),
-    ).rejects.toThrow('"token_ip" must be a non-empty string')
+    ).rejects.toThrow('invalid "token_ip": undefined')
   })
 })
 

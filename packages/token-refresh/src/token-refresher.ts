@@ -52,7 +52,8 @@ export class TokenRefresher extends EventTarget {
   #inflight: Promise<TokenRecord> | undefined
   #timer: TimerHandle | undefined
   #failures = 0
-  #lastFetch = Number.NEGATIVE_INFINITY
+  /** Client time of the last getToken call (the rate bound counts from it). */
+  #lastFetch = 0
   /** The token whose 403/410 already triggered a refresh: each token may do so once. */
   #recoveredToken = ''
   #destroyed = false
@@ -78,20 +79,16 @@ export class TokenRefresher extends EventTarget {
     refresher.#lastFetch = refresher.#clock.now()
     refresher.#accept(assertTokenRecord(await options.getToken()))
     const lifetime = refresher.#record.expires - refresher.serverNow() / 1000
-    const measured = serverDateOf(refresher.#record) !== undefined
-    const problem =
-      lead >= lifetime
-        ? `refreshLeadSeconds (${lead}) must be below the token lifetime (${Math.round(lifetime)} s)`
-        : lead < lifetime * 0.2 || lead > lifetime * 0.3
-          ? `refreshLeadSeconds (${lead}) is outside the recommended 20–30 % of the token lifetime (${Math.round(lifetime)} s)`
-          : ''
+    const tooLong = lead >= lifetime
+    const problem = `refreshLeadSeconds (${lead}) ${tooLong ? 'must be below' : 'is outside the recommended 20–30 % of'} the token lifetime (${Math.round(lifetime)} s)`
     // Without the server's Date the lifetime is measured on the viewer's clock, which may be
     // wrong by hours: only a warning then, as refusing would break playback.
-    if (problem && measured && lead >= lifetime) {
+    if (tooLong && serverDateOf(refresher.#record) !== undefined) {
       refresher.destroy()
       throw new TokenRefreshConfigError(problem)
     }
-    if (problem) console.warn(`[token-refresh] ${problem}`)
+    if (tooLong || lead < lifetime * 0.2 || lead > lifetime * 0.3)
+      console.warn(`[token-refresh] ${problem}`)
     refresher.#options.visibility?.addEventListener('visibilitychange', refresher.#onVisible)
     refresher.#schedule()
     return refresher

@@ -19,11 +19,8 @@ export const VHS_TECH_OPTIONS = {
   nativeVideoTracks: false,
 } as const
 
-const preferVhs = (html5: TechOptions) => {
-  html5.vhs = { ...html5.vhs, ...VHS_TECH_OPTIONS.vhs }
-  html5.nativeAudioTracks = false
-  html5.nativeVideoTracks = false
-}
+const preferVhs = (html5: TechOptions) =>
+  Object.assign(html5, VHS_TECH_OPTIONS, { vhs: { ...html5.vhs, overrideNative: true } })
 
 const Plugin = videojs.getPlugin('plugin') as typeof PluginType
 
