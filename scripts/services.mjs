@@ -12,7 +12,14 @@ const wrangler = (cwd) => [
   ),
 ]
 
+/** A package's bin script, run by this Node directly (same reason as wrangler above). */
+const bin = (cwd, pkg, script) => [
+  process.execPath,
+  join(realpathSync(join(import.meta.dirname, '..', cwd, 'node_modules', pkg)), script),
+]
+
 const TOKEN_PORT = Number(process.env.TOKEN_WORKER_PORT ?? 8787)
+const DEMO_PORT = Number(process.env.DEMO_PORT ?? 5173)
 const API_PORT = Number(process.env.API_WORKER_PORT ?? 8788)
 const WRANGLER_ENV = {
   WRANGLER_SEND_METRICS: 'false',
@@ -59,5 +66,14 @@ export const services = [
     readyUrl: `http://127.0.0.1:${API_PORT}/openapi.json`,
     tryUrl: `http://127.0.0.1:${API_PORT}/openapi.json`,
     example: `curl -H 'Authorization: APIKey dev-client-key' 'http://127.0.0.1:${API_PORT}/cloud/v1/availablenetworks/1/1?limit=2'`,
+  },
+  {
+    name: 'demo',
+    cwd: 'apps/demo',
+    command: [...bin('apps/demo', 'vite', 'bin/vite.js'), '--clearScreen', 'false'],
+    env: { DEMO_PORT: String(DEMO_PORT) },
+    readyUrl: `http://127.0.0.1:${DEMO_PORT}/`,
+    tryUrl: `http://127.0.0.1:${DEMO_PORT}/`,
+    example: `open http://127.0.0.1:${DEMO_PORT}/?expire=20&lead=6 (both players, token countdowns)`,
   },
 ]

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest'
+import { demoConfig, tokenRequestUrl } from './config.ts'
+import { formatCountdown, statusLines } from './status-panel.ts'
+
+const local = 'http://127.0.0.1:8787/token'
+
+describe('demoConfig', () => {
+  it('defaults to the local VOD with 60-second tokens and a 25 % lead', () => {
+    expect(demoConfig('', local)).toEqual({
+      tokenUrl: local,
+      video: 'demo',
+      type: 'vod',
+      expire: 60,
+      refreshLeadSeconds: 15,
+      ipBound: false,
+    })
+  })
+
+  it('reads the query string and ignores nonsense', () => {
+    expect(demoConfig('?type=live&expire=20&lead=6&ip=1&video=cam1', local)).toMatchObject({
+      type: 'live',
+      expire: 20,
+      refreshLeadSeconds: 6,
+      ipBound: true,
+      video: 'cam1',
+    })
+    expect(demoConfig('?expire=-5&lead=abc&type=other', local)).toMatchObject({
+      type: 'vod',
+      expire: 60,
+      refreshLeadSeconds: 15,
+    })
+  })
+
+  it('builds the token request', () => {
+    expect(tokenRequestUrl(demoConfig('?expire=20', local))).toBe(
+      'http://127.0.0.1:8787/token?video=demo&type=vod&expire=20',
+    )
+  })
+})
+
+describe('status panel', () => {
+  it('formats the countdown', () => {
+    expect(formatCountdown(75.9)).toBe('1:15')
+    expect(formatCountdown(0)).toBe('0:00')
+    expect(formatCountdown(-3)).toBe('expired 0:03 ago')
+  })
+
+  it('shows the token the player uses', () => {
+    const record = {
+      token: 'plainTok',
+      token_ip: 'boundTok',
+      client_ip: '127.0.0.1',
+      expires: 1_795_348_820,
+      url: 'u',
+      url_ip: 'v',
+    }
+    expect(statusLines(record, true, 3, 1_795_348_800_000)).toEqual([
+      ['token', 'boundTok'],
+      ['expires', '1795348820 (in 0:20)'],
+      ['refreshes', '3'],
+      ['client IP', '127.0.0.1'],
+    ])
+  })
+})

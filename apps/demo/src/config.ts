@@ -1,0 +1,55 @@
+/** What the demo plays and how it asks for tokens. */
+export interface DemoConfig {
+  /** The token worker's `/token` endpoint. */
+  tokenUrl: string
+  video: string
+  type: 'vod' | 'live'
+  /** Token lifetime asked from the worker (`expire`, seconds). */
+  expire: number
+  refreshLeadSeconds: number
+  ipBound: boolean
+}
+
+const positive = (text: string | null, fallback: number): number => {
+  const value = Number(text)
+  return text !== null && Number.isFinite(value) && value > 0 ? value : fallback
+}
+
+/**
+ * Reads the demo settings from the page's query string; defaults play the local stack's VOD
+ * with 60-second tokens refreshed 15 s (25 %) before expiry.
+ *
+ * @example
+ * ```ts
+ * demoConfig('?type=live&expire=20&lead=6&ip=1', 'http://127.0.0.1:8787/token')
+ * ```
+ */
+export const demoConfig = (search: string, defaultTokenUrl: string): DemoConfig => {
+  const query = new URLSearchParams(search)
+  return {
+    tokenUrl: query.get('token') ?? defaultTokenUrl,
+    video: query.get('video') ?? 'demo',
+    type: query.get('type') === 'live' ? 'live' : 'vod',
+    expire: positive(query.get('expire'), 60),
+    refreshLeadSeconds: positive(query.get('lead'), 15),
+    ipBound: query.get('ip') === '1',
+  }
+}
+
+/**
+ * The token request for `config`.
+ *
+ * @example
+ * ```ts
+ * tokenRequestUrl(config) // 'http://127.0.0.1:8787/token?video=demo&type=vod&expire=60'
+ * ```
+ */
+export const tokenRequestUrl = (config: DemoConfig): string => {
+  const url = new URL(config.tokenUrl)
+  url.search = new URLSearchParams({
+    video: config.video,
+    type: config.type,
+    expire: String(config.expire),
+  }).toString()
+  return url.href
+}
