@@ -3,9 +3,10 @@
 // Each service runs in its own process group, so stopping it also stops what it spawned
 // (wrangler's workerd). Run through `npm start` or `pnpm dev`.
 import { spawn } from 'node:child_process'
-import { copyFileSync, existsSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseEnv } from 'node:util'
 import { services } from './services.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -21,10 +22,20 @@ for (const service of services) {
   }
 }
 
+// Variables a service shares with another one's .dev.vars (the CDN emulator needs the token
+// worker's SECRET_KEY and CDN hosts).
+const sharedEnv = (service) => {
+  if (!service.envFrom) return {}
+  const vars = parseEnv(readFileSync(join(root, service.envFrom.file), 'utf8'))
+  return Object.fromEntries(
+    service.envFrom.keys.flatMap((key) => (key in vars ? [[key, vars[key]]] : [])),
+  )
+}
+
 const children = services.map((service) => {
   const child = spawn(service.command[0], service.command.slice(1), {
     cwd: join(root, service.cwd),
-    env: { ...process.env, ...service.env },
+    env: { ...process.env, ...sharedEnv(service), ...service.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   })

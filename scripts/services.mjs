@@ -68,6 +68,17 @@ export const services = [
     example: `curl -H 'Authorization: APIKey dev-client-key' 'http://127.0.0.1:${API_PORT}/cloud/v1/availablenetworks/1/1?limit=2'`,
   },
   {
+    name: 'cdn-emulator',
+    cwd: 'apps/cdn-emulator',
+    command: [process.execPath, 'src/main.ts'],
+    envFrom: {
+      file: 'apps/token-worker/.dev.vars',
+      keys: ['SECRET_KEY', 'CDN_DOMAIN', 'CDN_DOMAIN_IP'],
+    },
+    readyUrl: 'http://127.0.0.1:8080/',
+    tryUrl: 'http://127.0.0.1:8080/videos/12345_demo/{token}/{expires}/master.m3u8',
+  },
+  {
     name: 'demo',
     cwd: 'apps/demo',
     command: [...bin('apps/demo', 'vite', 'bin/vite.js'), '--clearScreen', 'false'],

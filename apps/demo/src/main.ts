@@ -18,7 +18,7 @@ const banner = document.querySelector<HTMLElement>('#cdn') as HTMLElement
   `${config.ipBound ? ', IP-bound' : ''}, from ${tokenUrl}`
 
 /** State for people poking around in devtools, and for the e2e suite. */
-const demo: Record<string, { refresher?: TokenRefresher; errors: string[] }> = {
+const demo: Record<string, { refresher?: TokenRefresher; player?: unknown; errors: string[] }> = {
   videojs: { errors: [] },
   hlsjs: { errors: [] },
 }
@@ -55,7 +55,7 @@ const startVideojs = async () => {
   })
   const refresher = await tokenRefreshOf(player)?.ready
   if (!refresher) return
-  demo.videojs = { ...demo.videojs, refresher, errors: demo.videojs?.errors ?? [] }
+  demo.videojs = { ...demo.videojs, refresher, player, errors: demo.videojs?.errors ?? [] }
   const say = showStatus(
     section('videojs').querySelector('dl') as HTMLElement,
     refresher,
@@ -78,6 +78,7 @@ const startHlsjs = async () => {
   )
   const hls = new Hls(refresh.hlsConfig)
   refresh.attach(hls)
+  if (demo.hlsjs) demo.hlsjs.player = hls
   hls.on(Hls.Events.ERROR, (_, data) => {
     if (data.fatal) say(`fatal error: ${data.details}`, true)
   })

@@ -8,8 +8,11 @@ export interface TokenInput {
   video: string
   /** The CDN resource secret (`SECRET_KEY`). Never sent to a browser. */
   secret: string
-  /** Unix timestamp in seconds at which the token expires. */
-  expires: number
+  /**
+   * Unix timestamp in seconds at which the token expires. A validator may pass the path's text
+   * (nginx signs the text as it appears, leading zeros included).
+   */
+  expires: number | string
   /** Viewer IP for an IP-bound token; empty string (the default) for the plain token. */
   ip?: string | undefined
 }

@@ -1,6 +1,6 @@
 export { fetchToken, serverDateOf, TokenFetchError, withServerDate } from './fetch-token.ts'
 export { assertTokenRecord } from './token-record.ts'
-export { TokenRefreshConfigError, TokenRefresher } from './token-refresher.ts'
+export { TokenRefresher } from './token-refresher.ts'
 export type {
   Clock,
   TimerHandle,

@@ -24,7 +24,7 @@ export const assertTokenRecord = (value: unknown): TokenRecord => {
         : typeof got === 'string' && got !== '' && (field[0] !== 'u' || !!findTokenPair(got))
     if (!valid)
       throw new TypeError(
-        `getToken() must resolve to a token record (spec 2.11): invalid "${field}": ${JSON.stringify(got)}`,
+        `not a token record (spec 2.11): invalid "${field}": ${JSON.stringify(got)}`,
       )
   }
   return record as unknown as TokenRecord

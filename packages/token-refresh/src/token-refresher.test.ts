@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeTime, fakeTokenBackend } from './testing/index.ts'
-import { TokenRefreshConfigError, TokenRefresher } from './token-refresher.ts'
+import { TokenRefresher } from './token-refresher.ts'
 import type { TokenRefreshOptions } from './types.ts'
 
 const setup = async (
@@ -41,7 +41,7 @@ describe('TokenRefresher.create', () => {
   it.each([0, -5, Number.NaN, Number.POSITIVE_INFINITY])(
     'rejects refreshLeadSeconds %s',
     async (lead) => {
-      await expect(setup({ refreshLeadSeconds: lead })).rejects.toThrow(TokenRefreshConfigError)
+      await expect(setup({ refreshLeadSeconds: lead })).rejects.toThrow(RangeError)
     },
   )
 

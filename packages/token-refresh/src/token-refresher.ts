@@ -12,11 +12,6 @@ const systemTimers: Timers = {
 // setTimeout overflows above 2^31-1 ms and fires at once; long tokens re-arm instead.
 const MAX_TIMER_MS = 2 ** 31 - 1
 
-/** Thrown by {@link TokenRefresher.create} when `refreshLeadSeconds` cannot work. */
-export class TokenRefreshConfigError extends RangeError {
-  override name = 'TokenRefreshConfigError'
-}
-
 /**
  * Keeps the current token record of one video and the player's URLs on it (spec 4.15).
  *
@@ -65,7 +60,7 @@ export class TokenRefresher extends EventTarget {
    * Fetches the initial record (before the player exists, as 4.15 asks), checks the lead
    * time against its lifetime and starts the schedule.
    *
-   * @throws TokenRefreshConfigError when `refreshLeadSeconds` is not > 0 or not below the lifetime.
+   * @throws RangeError when `refreshLeadSeconds` is not > 0 or not below the lifetime.
    * @example
    * ```ts
    * const refresher = await TokenRefresher.create({ getToken, refreshLeadSeconds: 10 })
@@ -74,7 +69,7 @@ export class TokenRefresher extends EventTarget {
   static async create(options: TokenRefreshOptions): Promise<TokenRefresher> {
     const lead = options.refreshLeadSeconds
     if (!(lead > 0) || !Number.isFinite(lead))
-      throw new TokenRefreshConfigError(`refreshLeadSeconds must be a number > 0, got ${lead}`)
+      throw new RangeError(`refreshLeadSeconds must be a number > 0, got ${lead}`)
     const refresher = new TokenRefresher(options)
     refresher.#lastFetch = refresher.#clock.now()
     refresher.#accept(assertTokenRecord(await options.getToken()))
@@ -85,7 +80,7 @@ export class TokenRefresher extends EventTarget {
     // wrong by hours: only a warning then, as refusing would break playback.
     if (tooLong && serverDateOf(refresher.#record) !== undefined) {
       refresher.destroy()
-      throw new TokenRefreshConfigError(problem)
+      throw new RangeError(problem)
     }
     if (tooLong || lead < lifetime * 0.2 || lead > lifetime * 0.3)
       console.warn(`[token-refresh] ${problem}`)

@@ -43,14 +43,17 @@ const newPlayer = (playerOptions: object) => {
   return player
 }
 /**
- * What VHS does when it takes a source: `tech.vhs.xhr = xhrFactory()`, then `xhr-hooks-ready`.
- * happy-dom has no MediaSource, so no tech takes the source here: the tech is stood in for
- * (real VHS playback runs in Chromium, in the e2e suite).
+ * What VHS does when it takes a source, in video.js's order: inside the tech's constructor,
+ * `tech.vhs.xhr = xhrFactory()` and `xhr-hooks-ready` while `player.tech()` is still undefined;
+ * the player learns its tech when the constructor returns. happy-dom has no MediaSource, so no
+ * tech takes the source here: the tech is stood in for (real VHS runs in Chromium, in e2e).
  */
-const vhsTakesSource = (player: Player) => {
+const vhsTakesSource = async (player: Player) => {
   const tech = { vhs: { xhr: vhsXhr } }
-  Object.assign(player, { tech: () => tech })
+  Object.assign(player, { tech: () => undefined })
   player.trigger('xhr-hooks-ready')
+  Object.assign(player, { tech: () => tech })
+  await Promise.resolve()
   return tech.vhs
 }
 
@@ -98,7 +101,7 @@ describe('the tokenRefresh plugin', () => {
     const { getToken } = backendFor('12345_demo')
     const player = newPlayer(await prepareTokenRefresh(options(getToken)))
     await tokenRefreshOf(player)?.ready
-    const vhs = vhsTakesSource(player)
+    const vhs = await vhsTakesSource(player)
     expect(vhs.xhr).not.toBe(vhsXhr) // the recovering wrapper around it
     const first = player.currentSrc()
     await time.advance(14_000)
@@ -157,7 +160,7 @@ describe('the tokenRefresh plugin', () => {
     const { backend, getToken } = backendFor('12345_demo')
     const player = newPlayer(await prepareTokenRefresh(options(getToken)))
     await tokenRefreshOf(player)?.ready
-    const vhs = vhsTakesSource(player)
+    const vhs = await vhsTakesSource(player)
     player.dispose()
     expect(time.pending).toBe(0)
     await time.advance(120_000)

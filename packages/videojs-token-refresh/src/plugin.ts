@@ -23,6 +23,7 @@ const preferVhs = (html5: TechOptions) =>
   Object.assign(html5, VHS_TECH_OPTIONS, { vhs: { ...html5.vhs, overrideNative: true } })
 
 const Plugin = videojs.getPlugin('plugin') as typeof PluginType
+const hooked = new WeakSet<VhsXhr>()
 
 /**
  * The video.js plugin `tokenRefresh` (spec 4.15): options `getToken`, `ipBound`,
@@ -55,6 +56,7 @@ export class TokenRefreshPlugin extends Plugin {
     const tech = player.tech(true) as unknown as { options_?: TechOptions } | undefined
     if (tech?.options_) preferVhs(tech.options_)
     player.on('xhr-hooks-ready', this.#hook)
+    player.on('loadstart', this.#install)
     this.ready = this.load(options, false)
   }
 
@@ -100,12 +102,17 @@ export class TokenRefreshPlugin extends Plugin {
     super.dispose()
   }
 
-  #hook = () => {
-    const vhs = (this.player.tech(true) as unknown as { vhs?: { xhr: VhsXhr } }).vhs
-    if (!vhs) return
+  // VHS announces its new xhr from inside the tech's constructor, before the player knows the
+  // tech: install right after (its first request, the master playlist, carries the fresh
+  // initial pair) and again on loadstart in case the announcement came before this plugin.
+  #hook = () => queueMicrotask(this.#install)
+  #install = () => {
+    const vhs = (this.player?.tech(true) as unknown as { vhs?: { xhr: VhsXhr } } | undefined)?.vhs
+    if (!vhs || hooked.has(vhs.xhr)) return
     this.#remove?.()
     const installed = installVhsHooks(vhs.xhr, () => this.refresher)
     vhs.xhr = installed.xhr
+    hooked.add(installed.xhr)
     this.#remove = installed.remove
   }
 }

@@ -9,8 +9,7 @@ export interface VhsRequestOptions {
 /** The XMLHttpRequest VHS hands back, with the fields VHS adds. */
 export interface VhsRequest {
   status: number
-  uri?: string
-  responseURL?: string
+  responseURL: string
   aborted?: boolean
 }
 
@@ -57,7 +56,8 @@ export const installVhsHooks = (
     return options
   }
   const onResponse: ResponseHook = (request) => {
-    if (isTokenError(request.status)) current()?.recover(request.responseURL || request.uri || '')
+    // responseURL: the URL that was really sent, after the onRequest rewrite
+    if (isTokenError(request.status)) current()?.recover(request.responseURL)
   }
   xhr.onRequest(onRequest)
   xhr.onResponse(onResponse)
@@ -71,7 +71,7 @@ export const installVhsHooks = (
           options,
           (error: unknown, response: VhsRequest) => {
             const refresher = current()
-            const url = response.responseURL || response.uri || options.uri
+            const url = response.responseURL
             if (
               refresher &&
               retries++ < 2 &&

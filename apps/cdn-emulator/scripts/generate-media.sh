@@ -1,0 +1,43 @@
+#!/bin/sh
+# Regenerates the HLS test media in media/vod (committed: tests and `npm start` need no ffmpeg).
+# Needs ffmpeg (Debian: apt-get install -y ffmpeg). Deterministic apart from encoder versions.
+#
+#   v0  256x144  ~60 kbit/s H.264 baseline + 24 kbit/s AAC, clear
+#   v1  426x240 ~120 kbit/s H.264 baseline + 24 kbit/s AAC, AES-128 (key.bin, a fixed TEST key)
+#   2-second segments (keyframe every 50 frames at 25 fps), 80 seconds: VOD tests play >= 70 s.
+set -eu
+cd "$(dirname "$0")/.."
+OUT=media/vod
+SECONDS_LONG=80
+rm -rf "$OUT" && mkdir -p "$OUT/v0" "$OUT/v1"
+
+# A fixed, public test key and IV: these fixtures protect nothing.
+printf '\000\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017' > "$OUT/v1/key.bin"
+printf 'key.bin\n%s\n000102030405060708090a0b0c0d0e0f\n' "$OUT/v1/key.bin" > "$OUT/keyinfo"
+
+encode() { # name width height video-bitrate [extra hls options]
+  name=$1 width=$2 height=$3 rate=$4
+  shift 4
+  ffmpeg -hide_banner -loglevel error -y \
+    -f lavfi -i "testsrc2=size=${width}x${height}:rate=25" \
+    -f lavfi -i "sine=frequency=440:sample_rate=44100" \
+    -t "$SECONDS_LONG" -map 0:v -map 1:a \
+    -c:v libx264 -profile:v baseline -level 3.0 -pix_fmt yuv420p \
+    -b:v "$rate" -maxrate "$rate" -bufsize "$rate" -g 50 -keyint_min 50 -sc_threshold 0 \
+    -c:a aac -b:a 24k -ac 1 \
+    -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename "$OUT/$name/seg_%03d.ts" \
+    "$@" "$OUT/$name/index.m3u8"
+}
+encode v0 256 144 60k
+encode v1 426 240 120k -hls_key_info_file "$OUT/keyinfo"
+rm "$OUT/keyinfo"
+
+cat > "$OUT/master.m3u8" <<'M3U8'
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-STREAM-INF:BANDWIDTH=110000,AVERAGE-BANDWIDTH=90000,RESOLUTION=256x144,CODECS="avc1.42c01e,mp4a.40.2"
+v0/index.m3u8
+#EXT-X-STREAM-INF:BANDWIDTH=190000,AVERAGE-BANDWIDTH=150000,RESOLUTION=426x240,CODECS="avc1.42c01e,mp4a.40.2"
+v1/index.m3u8
+M3U8
+du -sh "$OUT"

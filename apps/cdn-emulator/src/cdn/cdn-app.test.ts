@@ -1,0 +1,84 @@
+import { fileURLToPath } from 'node:url'
+import { signToken } from '@proj/signing'
+import { describe, expect, it } from 'vitest'
+import { createOrigin } from '../origin/origin-app.ts'
+import { createCdn } from './cdn-app.ts'
+
+const secret = 'test-secret'
+const nowMs = 1_800_000_000_000
+const expires = nowMs / 1000 + 20
+const origin = createOrigin({
+  mediaDir: fileURLToPath(new URL('../../media/vod', import.meta.url)),
+  now: () => nowMs,
+  liveEpochMs: nowMs - 60_000,
+})
+const fromOrigin = (path: string) => origin.fetch(new Request(`http://origin${path}`))
+const cdn = (ipBound: boolean, ip = '127.0.0.1') =>
+  createCdn({ secret, ipBound, origin: fromOrigin, now: () => nowMs, clientIp: () => ip })
+const plainToken = signToken({ clientId: '12345', video: 'demo', secret, expires })
+
+describe('createCdn', () => {
+  it('serves the VOD master with the pair stripped, with CORS headers', async () => {
+    const res = await cdn(false).request(`/videos/12345_demo/${plainToken}/${expires}/master.m3u8`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    expect(await res.text()).toContain('v1/index.m3u8')
+  })
+
+  it('serves segments and keys of both renditions', async () => {
+    const base = `/videos/12345_demo/${plainToken}/${expires}`
+    const segment = await cdn(false).request(`${base}/v0/seg_000.ts`)
+    expect(segment.headers.get('content-type')).toBe('video/mp2t')
+    expect((await segment.arrayBuffer()).byteLength).toBeGreaterThan(1000)
+    expect((await (await cdn(false).request(`${base}/v1/key.bin`)).arrayBuffer()).byteLength).toBe(
+      16,
+    )
+  })
+
+  it('serves the live window under /cmaf/', async () => {
+    const res = await cdn(false).request(`/cmaf/12345_demo/${plainToken}/${expires}/v0/index.m3u8`)
+    const text = await res.text()
+    expect(text).toContain('#EXT-X-MEDIA-SEQUENCE:25')
+    const segment = text.match(/live_\d+\.ts/)?.[0]
+    const media = await cdn(false).request(
+      `/cmaf/12345_demo/${plainToken}/${expires}/v0/${segment}`,
+    )
+    expect(media.status).toBe(200)
+  })
+
+  it('answers 403 for a bad token and 410 for an expired one, before touching the origin', async () => {
+    const app = createCdn({
+      secret,
+      ipBound: false,
+      origin: () => {
+        throw new Error('origin must not be asked')
+      },
+      now: () => (expires + 1) * 1000,
+      clientIp: () => '127.0.0.1',
+    })
+    expect(
+      (await app.request(`/videos/12345_demo/${plainToken}/${expires}/master.m3u8`)).status,
+    ).toBe(410)
+    const bad = await app.request(
+      `/videos/12345_demo/AAAAAAAAAAAAAAAAAAAAAA/${expires}/master.m3u8`,
+    )
+    expect(bad.status).toBe(403)
+    expect(bad.headers.get('access-control-allow-origin')).toBe('*')
+  })
+
+  it('binds tokens to the viewer address on the IP-bound host only', async () => {
+    const bound = signToken({ clientId: '12345', video: 'demo', secret, expires, ip: '127.0.0.1' })
+    const path = (token: string) => `/videos/12345_demo/${token}/${expires}/master.m3u8`
+    expect((await cdn(true).request(path(bound))).status).toBe(200)
+    expect((await cdn(true, '::ffff:127.0.0.1').request(path(bound))).status).toBe(200)
+    expect((await cdn(true, '10.0.0.1').request(path(bound))).status).toBe(403)
+    expect((await cdn(true).request(path(plainToken))).status).toBe(403)
+    expect((await cdn(false).request(path(bound))).status).toBe(403)
+  })
+
+  it('answers 404 for paths without a pair and never leaves the media directory', async () => {
+    expect((await cdn(false).request('/videos/12345_demo/master.m3u8')).status).toBe(404)
+    const escape = `/videos/12345_demo/${plainToken}/${expires}/..%2F..%2Fpackage.json`
+    expect((await cdn(false).request(escape)).status).toBe(404)
+  })
+})

@@ -1,0 +1,65 @@
+import { getConnInfo } from '@hono/node-server/conninfo'
+import { normalizeIp } from '@proj/signing'
+import { type Context, Hono } from 'hono'
+import { checkToken } from './check-token.ts'
+
+/** Options of {@link createCdn}. */
+export interface CdnOptions {
+  /** The CDN resource secret (`SECRET_KEY`), shared with the token backend. */
+  secret: string
+  /** `true` for the `CDN_DOMAIN_IP` host: tokens are bound to the viewer's address. */
+  ipBound: boolean
+  /** Fetches a token-free origin path (`/vod/{client_video}/…` or `/live/…`). */
+  origin: (path: string) => Promise<Response> | Response
+  now?: () => number
+  /** The viewer's address; default: the TCP peer, as nginx's `$remote_addr`. */
+  clientIp?: (c: Context) => string
+}
+
+const KIND_TO_ORIGIN = { videos: 'vod', cmaf: 'live' } as const
+
+/**
+ * One CDN host with the semantics of the nginx configuration in `e2e/nginx/`: for
+ * `/videos/{client_video}/{token}/{expires}/…` (VOD) and `/cmaf/…` (live) it answers 403 on a
+ * token mismatch, 410 once expired, and otherwise strips `{token}/{expires}` and serves the
+ * origin's answer; CORS headers on everything; 404 for other paths.
+ *
+ * @example
+ * ```ts
+ * serve({ fetch: createCdn({ secret, ipBound: false, origin: (path) => fetch(`http://127.0.0.1:8090${path}`) }).fetch, port: 8080 })
+ * ```
+ */
+export const createCdn = ({
+  secret,
+  ipBound,
+  origin,
+  now = Date.now,
+  clientIp = (c) => getConnInfo(c).remote.address ?? '',
+}: CdnOptions) =>
+  new Hono()
+    .use(async (c, next) => {
+      await next()
+      c.header('Access-Control-Allow-Origin', '*')
+      c.header('Access-Control-Expose-Headers', 'Content-Length, Date')
+    })
+    .options('*', (c) => c.body(null, 204, { 'Access-Control-Allow-Methods': 'GET, HEAD' }))
+    .get('/:kind{videos|cmaf}/:video/:token/:expires{[0-9]+}/:rest{.+}', async (c) => {
+      const { kind, video, token, expires, rest } = c.req.param()
+      // A dual-stack socket reports IPv4 viewers as ::ffff:a.b.c.d; nginx's $remote_addr on an
+      // IPv4 listener (what the token backend saw) is a.b.c.d.
+      const address = clientIp(c).replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '')
+      const verdict = checkToken({
+        clientVideo: video,
+        token,
+        expires,
+        secret,
+        ip: ipBound ? (normalizeIp(address) ?? address) : '',
+        nowSeconds: Math.floor(now() / 1000),
+      })
+      if (verdict !== 200) return c.text(verdict === 403 ? 'Forbidden' : 'Gone', verdict)
+      const answer = await origin(
+        `/${KIND_TO_ORIGIN[kind as keyof typeof KIND_TO_ORIGIN]}/${video}/${rest}`,
+      )
+      return new Response(answer.body, answer)
+    })
+    .all('*', (c) => c.text('Not Found', 404))

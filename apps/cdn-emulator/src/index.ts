@@ -1,0 +1,4 @@
+export { type CdnOptions, createCdn } from './cdn/cdn-app.ts'
+export { checkToken, type TokenCheck, type TokenVerdict } from './cdn/check-token.ts'
+export { livePlaylist, parseVodPlaylist } from './origin/live-playlist.ts'
+export { createOrigin, type OriginOptions } from './origin/origin-app.ts'

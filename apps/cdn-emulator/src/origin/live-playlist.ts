@@ -1,0 +1,87 @@
+/** A parsed VOD media playlist: the lines before the first segment, and the segment URIs. */
+export interface VodPlaylist {
+  /** Header tags (version, target duration, key…) without media sequence or playlist type. */
+  header: string[]
+  segments: { duration: string; uri: string }[]
+}
+
+/**
+ * Parses a VOD media playlist as ffmpeg writes it (one `#EXTINF` before each URI).
+ *
+ * @example
+ * ```ts
+ * parseVodPlaylist('#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nseg_000.ts\n#EXT-X-ENDLIST\n')
+ * ```
+ */
+export const parseVodPlaylist = (text: string): VodPlaylist => {
+  const header: string[] = []
+  const segments: VodPlaylist['segments'] = []
+  let duration: string | undefined
+  for (const line of text.split(/\r?\n/)) {
+    if (!line || line === '#EXT-X-ENDLIST') continue
+    if (line.startsWith('#EXTINF:')) duration = line
+    else if (!line.startsWith('#')) {
+      segments.push({ duration: duration ?? '#EXTINF:2.0,', uri: line })
+      duration = undefined
+    } else if (segments.length === 0 && !/^#EXT-X-(MEDIA-SEQUENCE|PLAYLIST-TYPE)/.test(line))
+      header.push(line)
+  }
+  return { header, segments }
+}
+
+/** Where a live stream is, given the wall clock. */
+export interface LiveClock {
+  /** When segment 0 of the stream started (ms). */
+  epochMs: number
+  nowMs: number
+  /** Seconds per segment (the VOD's target duration). */
+  segmentSeconds: number
+  /** Segments in the sliding window. */
+  windowSize: number
+}
+
+/** The live URI of segment `sequence`; the origin maps it back with {@link liveSegmentIndex}. */
+export const liveSegmentUri = (sequence: number): string => `live_${sequence}.ts`
+
+/**
+ * The VOD segment a live sequence number plays (the stream loops over the VOD).
+ *
+ * @example
+ * ```ts
+ * liveSegmentIndex('live_45.ts', 40) // 5
+ * ```
+ */
+export const liveSegmentIndex = (uri: string, count: number): number | undefined => {
+  const match = /^live_(\d+)\.ts$/.exec(uri)
+  return match ? Number(match[1]) % count : undefined
+}
+
+/**
+ * A live media playlist: a sliding window over the VOD's segments, looping forever and advancing
+ * with the wall clock, so a player reloads it every target duration. Media sequence numbers
+ * grow; each loop boundary is an `#EXT-X-DISCONTINUITY` (timestamps restart) counted by
+ * `#EXT-X-DISCONTINUITY-SEQUENCE`.
+ *
+ * @example
+ * ```ts
+ * livePlaylist(parseVodPlaylist(vodText), { epochMs, nowMs: Date.now(), segmentSeconds: 2, windowSize: 6 })
+ * ```
+ */
+export const livePlaylist = (vod: VodPlaylist, clock: LiveClock): string => {
+  const count = vod.segments.length
+  const newest = Math.floor((clock.nowMs - clock.epochMs) / 1000 / clock.segmentSeconds)
+  const first = Math.max(0, newest - clock.windowSize + 1)
+  const lines = [
+    ...vod.header,
+    `#EXT-X-MEDIA-SEQUENCE:${first}`,
+    `#EXT-X-DISCONTINUITY-SEQUENCE:${Math.floor(first / count)}`,
+  ]
+  for (let sequence = first; sequence <= newest; sequence++) {
+    const segment = vod.segments[sequence % count]
+    if (!segment) continue
+    if (sequence % count === 0 && sequence > 0 && sequence !== first)
+      lines.push('#EXT-X-DISCONTINUITY')
+    lines.push(segment.duration, liveSegmentUri(sequence))
+  }
+  return `${lines.join('\n')}\n`
+}
