@@ -78,7 +78,7 @@ describe('createCdn', () => {
 
   it('answers 404 for paths without a pair and never leaves the media directory', async () => {
     expect((await cdn(false).request('/videos/12345_demo/master.m3u8')).status).toBe(404)
-    const escape = `/videos/12345_demo/${plainToken}/${expires}/..%2F..%2Fpackage.json`
-    expect((await cdn(false).request(escape)).status).toBe(404)
+    const traversal = `/videos/12345_demo/${plainToken}/${expires}/..%2F..%2Fpackage.json`
+    expect((await cdn(false).request(traversal)).status).toBe(404)
   })
 })
