@@ -13,7 +13,21 @@ describe('demoConfig', () => {
       expire: 60,
       refreshLeadSeconds: 15,
       ipBound: false,
+      clientIp: undefined,
+      players: ['videojs', 'hlsjs'],
+      refresh: true,
     })
+  })
+
+  it('can show one player, without refresh, with an explicit client IP', () => {
+    expect(demoConfig('?player=hlsjs&refresh=0&client_ip=127.0.0.1', local)).toMatchObject({
+      players: ['hlsjs'],
+      refresh: false,
+      clientIp: '127.0.0.1',
+    })
+    expect(tokenRequestUrl(demoConfig('?client_ip=127.0.0.1', local))).toContain(
+      '&client_ip=127.0.0.1',
+    )
   })
 
   it('reads the query string and ignores nonsense', () => {

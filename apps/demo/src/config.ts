@@ -8,6 +8,12 @@ export interface DemoConfig {
   expire: number
   refreshLeadSeconds: number
   ipBound: boolean
+  /** Ask the worker to bind the IP token to this address (`client_ip`); default: it detects. */
+  clientIp: string | undefined
+  /** Which players to show. */
+  players: ('videojs' | 'hlsjs')[]
+  /** `false` (`refresh=0`): play the first URL without the refresh packages (tokens then expire). */
+  refresh: boolean
 }
 
 const positive = (text: string | null, fallback: number): number => {
@@ -33,6 +39,11 @@ export const demoConfig = (search: string, defaultTokenUrl: string): DemoConfig 
     expire: positive(query.get('expire'), 60),
     refreshLeadSeconds: positive(query.get('lead'), 15),
     ipBound: query.get('ip') === '1',
+    clientIp: query.get('client_ip') ?? undefined,
+    players: (['videojs', 'hlsjs'] as const).filter((name) =>
+      [name, 'both', null].includes(query.get('player')),
+    ),
+    refresh: query.get('refresh') !== '0',
   }
 }
 
@@ -50,6 +61,7 @@ export const tokenRequestUrl = (config: DemoConfig): string => {
     video: config.video,
     type: config.type,
     expire: String(config.expire),
+    ...(config.clientIp ? { client_ip: config.clientIp } : {}),
   }).toString()
   return url.href
 }

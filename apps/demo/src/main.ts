@@ -1,7 +1,12 @@
 import 'video.js/dist/video-js.css'
 import { createTokenRefresh, fetchToken } from '@proj/hlsjs-token-refresh'
 import type { TokenRefresher } from '@proj/token-refresh'
-import { prepareTokenRefresh, tokenRefreshOf } from '@proj/videojs-token-refresh'
+import {
+  HLS_TYPE,
+  prepareTokenRefresh,
+  tokenRefreshOf,
+  VHS_TECH_OPTIONS,
+} from '@proj/videojs-token-refresh'
 import Hls from 'hls.js'
 import videojs from 'video.js'
 import { demoConfig, tokenRequestUrl } from './config.ts'
@@ -14,15 +19,28 @@ const config = demoConfig(
 const tokenUrl = tokenRequestUrl(config)
 const banner = document.querySelector<HTMLElement>('#cdn') as HTMLElement
 ;(document.querySelector('#settings') as HTMLElement).textContent =
-  `${config.type} "${config.video}", ${config.expire}-second tokens refreshed ${config.refreshLeadSeconds} s before expiry` +
+  `${config.type} "${config.video}", ${config.expire}-second tokens ` +
+  `${config.refresh ? `refreshed ${config.refreshLeadSeconds} s before expiry` : 'NOT refreshed (refresh=0)'}` +
   `${config.ipBound ? ', IP-bound' : ''}, from ${tokenUrl}`
 
-/** State for people poking around in devtools, and for the e2e suite. */
-const demo: Record<string, { refresher?: TokenRefresher; player?: unknown; errors: string[] }> = {
-  videojs: { errors: [] },
-  hlsjs: { errors: [] },
+/** What the page knows about one player: for people poking around in devtools, and for e2e. */
+interface PlayerState {
+  refresher?: TokenRefresher
+  /** The video.js player or the Hls instance. */
+  player?: unknown
+  video?: HTMLVideoElement
+  /** Failed token refreshes (onError). */
+  errors: string[]
+  /** Fatal player errors. */
+  fatal: string[]
+}
+const demo: Record<'videojs' | 'hlsjs', PlayerState> = {
+  videojs: { errors: [], fatal: [] },
+  hlsjs: { errors: [], fatal: [] },
 }
 Object.assign(window, { demo })
+for (const name of ['videojs', 'hlsjs'] as const)
+  if (!config.players.includes(name)) section(name).hidden = true
 
 /** Retries `attempt` every 2 s, saying on the page what the demo is waiting for. */
 const until = async <T>(what: string, attempt: () => Promise<T>): Promise<T> => {
@@ -43,48 +61,89 @@ const tokenOptions = (name: 'videojs' | 'hlsjs') => ({
   getToken: () => fetchToken(tokenUrl),
   ipBound: config.ipBound,
   refreshLeadSeconds: config.refreshLeadSeconds,
-  onError: (error: unknown) => demo[name]?.errors.push(String(error)),
+  onError: (error: unknown) => demo[name].errors.push(String(error)),
 })
 
-const section = (id: string) => document.querySelector(`#${id}`) as HTMLElement
+function section(id: string): HTMLElement {
+  return document.querySelector(`#${id}`) as HTMLElement
+}
+
+/** A panel line for players started with refresh=0. */
+const showStatic = (name: string) => (message: string, isError: boolean) => {
+  const list = section(name).querySelector('dl') as HTMLElement
+  list.innerHTML = '<dt>refresh</dt><dd>off (refresh=0)</dd><dt>player</dt><dd></dd>'
+  const state = list.lastElementChild as HTMLElement
+  state.textContent = message
+  if (isError) state.className = 'error'
+}
 
 const startVideojs = async () => {
-  const player = videojs(section('videojs').querySelector('video-js') as Element, {
-    ...(await prepareTokenRefresh(tokenOptions('videojs'))),
-    autoplay: 'muted',
-  })
-  const refresher = await tokenRefreshOf(player)?.ready
-  if (!refresher) return
-  demo.videojs = { ...demo.videojs, refresher, player, errors: demo.videojs?.errors ?? [] }
-  const say = showStatus(
-    section('videojs').querySelector('dl') as HTMLElement,
-    refresher,
-    config.ipBound,
-  )
+  const element = section('videojs').querySelector('video-js') as Element
+  let say: (message: string, isError: boolean) => void
+  const player = config.refresh
+    ? videojs(element, {
+        ...(await prepareTokenRefresh(tokenOptions('videojs'))),
+        autoplay: 'muted',
+      })
+    : videojs(element, {
+        sources: [{ src: await firstUrl(), type: HLS_TYPE }],
+        html5: VHS_TECH_OPTIONS,
+        autoplay: 'muted',
+      })
+  const state = demo.videojs
+  state.player = player
+  const video = element.querySelector('video')
+  if (video) state.video = video
+  if (config.refresh) {
+    const refresher = await tokenRefreshOf(player)?.ready
+    if (!refresher) return
+    state.refresher = refresher
+    say = showStatus(
+      section('videojs').querySelector('dl') as HTMLElement,
+      refresher,
+      config.ipBound,
+    )
+  } else say = showStatic('videojs')
   player.on('playing', () => say('playing', false))
   player.on('waiting', () => say('buffering', false))
-  player.on('error', () => say(`error: ${player.error()?.message ?? 'unknown'}`, true))
+  player.on('error', () => {
+    const message = player.error()?.message ?? 'unknown'
+    state.fatal.push(message)
+    say(`error: ${message}`, true)
+  })
 }
 
 const startHlsjs = async () => {
   const video = section('hlsjs').querySelector('video') as HTMLVideoElement
   if (!Hls.isSupported()) throw new Error('this browser has no MediaSource: hls.js cannot play')
-  const refresh = await createTokenRefresh(tokenOptions('hlsjs'))
-  demo.hlsjs = { ...demo.hlsjs, refresher: refresh.refresher, errors: demo.hlsjs?.errors ?? [] }
-  const say = showStatus(
-    section('hlsjs').querySelector('dl') as HTMLElement,
-    refresh.refresher,
-    config.ipBound,
-  )
-  const hls = new Hls(refresh.hlsConfig)
-  refresh.attach(hls)
-  if (demo.hlsjs) demo.hlsjs.player = hls
+  const state = demo.hlsjs
+  state.video = video
+  let hls: Hls
+  let say: (message: string, isError: boolean) => void
+  if (config.refresh) {
+    const refresh = await createTokenRefresh(tokenOptions('hlsjs'))
+    state.refresher = refresh.refresher
+    say = showStatus(
+      section('hlsjs').querySelector('dl') as HTMLElement,
+      refresh.refresher,
+      config.ipBound,
+    )
+    hls = new Hls(refresh.hlsConfig)
+    refresh.attach(hls)
+    hls.loadSource(refresh.url)
+  } else {
+    say = showStatic('hlsjs')
+    hls = new Hls()
+    hls.loadSource(await firstUrl())
+  }
+  state.player = hls
   hls.on(Hls.Events.ERROR, (_, data) => {
-    if (data.fatal) say(`fatal error: ${data.details}`, true)
+    if (!data.fatal) return
+    state.fatal.push(`${data.details} ${data.response?.code ?? ''}`.trim())
+    say(`fatal error: ${data.details}`, true)
   })
   video.addEventListener('playing', () => say('playing', false))
   video.addEventListener('waiting', () => say('buffering', false))
-  hls.loadSource(refresh.url)
   hls.attachMedia(video)
   video.play().catch(() => say('press play', false))
 }
@@ -93,8 +152,16 @@ const startHlsjs = async () => {
 // even a 404, means it is up.
 const record = await until(`the token worker at ${config.tokenUrl}`, () => fetchToken(tokenUrl))
 const cdn = new URL(config.ipBound ? record.url_ip : record.url).origin
+/** refresh=0: each player plays one fetched URL and nothing ever renews it. */
+async function firstUrl(): Promise<string> {
+  const first = await fetchToken(tokenUrl)
+  return config.ipBound ? first.url_ip : first.url
+}
 await until(
   `the CDN at ${cdn}: playback needs the CDN emulator or nginx serving the test media`,
   () => fetch(`${cdn}/`, { cache: 'no-store' }),
 )
-await Promise.all([startVideojs(), startHlsjs()])
+await Promise.all([
+  config.players.includes('videojs') && startVideojs(),
+  config.players.includes('hlsjs') && startHlsjs(),
+])

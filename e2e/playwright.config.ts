@@ -1,0 +1,41 @@
+import { defineConfig } from '@playwright/test'
+import { webServers } from './support/stack.ts'
+
+// Debian's Chromium (apt-get install -y chromium): never a downloaded browser.
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+export default defineConfig({
+  testDir: 'tests',
+  // scenario 1 plays 72 s of media in real time
+  timeout: 180_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: true,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
+  retries: 0,
+  forbidOnly: Boolean(process.env.CI),
+  outputDir: '../.tmp/e2e-results',
+  reporter: [
+    ['list'],
+    ['json', { outputFile: '../.tmp/test-results/e2e.json' }],
+    ['html', { open: 'never', outputFolder: '../.tmp/playwright-report' }],
+  ],
+  use: {
+    browserName: 'chromium',
+    launchOptions: {
+      executablePath,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--autoplay-policy=no-user-gesture-required',
+      ],
+    },
+    screenshot: 'only-on-failure',
+    trace: 'retain-on-failure',
+  },
+  webServer: webServers(),
+})

@@ -1,0 +1,216 @@
+import { test as base, expect, type Page } from '@playwright/test'
+import { type Cdn, PORTS, tokenUrl } from './stack.ts'
+
+export type PlayerName = 'videojs' | 'hlsjs'
+export const PLAYERS: PlayerName[] = ['videojs', 'hlsjs']
+
+/** What the demo page plays (its query string). */
+export interface DemoOptions {
+  player: PlayerName
+  type?: 'vod' | 'live'
+  expire?: number
+  lead?: number
+  ipBound?: boolean
+  clientIp?: string
+  refresh?: boolean
+  cdn?: Cdn
+}
+
+export const demoUrl = (options: DemoOptions): string => {
+  const query = new URLSearchParams({
+    player: options.player,
+    type: options.type ?? 'vod',
+    expire: String(options.expire ?? 20),
+    lead: String(options.lead ?? 6),
+    token: tokenUrl(options.cdn),
+  })
+  if (options.ipBound) query.set('ip', '1')
+  if (options.clientIp) query.set('client_ip', options.clientIp)
+  if (options.refresh === false) query.set('refresh', '0')
+  return `http://127.0.0.1:${PORTS.demo}/?${query}`
+}
+
+/** One media request as the browser saw it. */
+export interface MediaRequest {
+  at: number
+  url: string
+  path: string
+  token: string
+  status: number | 'failed'
+}
+
+const CDN_PORTS: number[] = [PORTS.nginxPlain, PORTS.nginxIp, PORTS.emulatorPlain, PORTS.emulatorIp]
+const TOKEN_PORTS: number[] = [PORTS.tokenNginx, PORTS.tokenEmulator]
+const PAIR = /^\/(?:videos|cmaf)\/[^/]+\/([^/]+)\/\d+\/(.+)$/
+
+/** Every media request and token fetch of a page, with times. */
+export class TrafficLog {
+  readonly media: MediaRequest[] = []
+  /** Token records the page received, in order (`at` = response time). */
+  readonly tokens: { at: number; token: string; token_ip: string; expires: number }[] = []
+  /** Token requests the page made (including failed ones). */
+  tokenRequests = 0
+
+  constructor(page: Page) {
+    page.on('request', (request) => {
+      const url = new URL(request.url())
+      if (TOKEN_PORTS.includes(Number(url.port)) && url.pathname === '/token') this.tokenRequests++
+    })
+    page.on('response', async (response) => {
+      const url = new URL(response.url())
+      const port = Number(url.port)
+      if (CDN_PORTS.includes(port)) this.#media(url, response.status())
+      else if (TOKEN_PORTS.includes(port) && url.pathname === '/token' && response.ok()) {
+        const at = Date.now()
+        const record = await response.json().catch(() => undefined)
+        if (record) this.tokens.push({ at, ...record })
+      }
+    })
+    page.on('requestfailed', (request) => {
+      const url = new URL(request.url())
+      if (CDN_PORTS.includes(Number(url.port))) this.#media(url, 'failed')
+    })
+  }
+
+  #media(url: URL, status: number | 'failed') {
+    const match = PAIR.exec(url.pathname)
+    if (!match) return
+    this.media.push({
+      at: Date.now(),
+      url: url.href,
+      token: match[1] ?? '',
+      path: match[2] ?? '',
+      status,
+    })
+  }
+
+  /** Media answers that are not 2xx (403, 410, network failures). */
+  rejected(): MediaRequest[] {
+    return this.media.filter((entry) => entry.status === 'failed' || entry.status >= 300)
+  }
+}
+
+/** The player's state as the demo page exposes it (`window.demo`). */
+export interface PlayerProbe {
+  time: number
+  paused: boolean
+  refreshCount: number
+  token: string | undefined
+  errors: string[]
+  fatal: string[]
+}
+
+export const probe = (page: Page, player: PlayerName): Promise<PlayerProbe> =>
+  page.evaluate((name) => {
+    type State = {
+      video?: HTMLVideoElement
+      refresher?: { refreshCount: number; record: { token: string } }
+      errors: string[]
+      fatal: string[]
+    }
+    const state = (window as unknown as { demo?: Record<string, State> }).demo?.[name]
+    return {
+      time: state?.video?.currentTime ?? 0,
+      paused: state?.video?.paused ?? true,
+      refreshCount: state?.refresher?.refreshCount ?? 0,
+      token: state?.refresher?.record.token,
+      errors: state?.errors ?? [],
+      fatal: state?.fatal ?? [],
+    }
+  }, player)
+
+/** Waits until the player's currentTime moves. */
+export const waitForPlayback = async (page: Page, player: PlayerName) => {
+  await expect
+    .poll(async () => (await probe(page, player)).time, { timeout: 30_000, intervals: [250] })
+    .toBeGreaterThan(0.3)
+}
+
+/** What {@link watchPlayback} saw. */
+export interface PlaybackRun {
+  /** Media seconds played during the watch. */
+  advanced: number
+  /** Longest wall-clock interval without currentTime moving (ms). */
+  longestStallMs: number
+}
+
+/** Samples currentTime every 200 ms for `ms` of wall-clock time. */
+export const watchPlayback = async (
+  page: Page,
+  player: PlayerName,
+  ms: number,
+): Promise<PlaybackRun> => {
+  const start = await probe(page, player)
+  let last = start.time
+  let lastMove = Date.now()
+  let longestStallMs = 0
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    await page.waitForTimeout(200)
+    const { time } = await probe(page, player)
+    const now = Date.now()
+    if (time !== last) {
+      last = time
+      lastMove = now
+    }
+    longestStallMs = Math.max(longestStallMs, now - lastMove)
+  }
+  return { advanced: last - start.time, longestStallMs }
+}
+
+/** The demo page fixture: a traffic log, attached to the report with the player state on failure. */
+export const test = base.extend<{ traffic: TrafficLog; player: PlayerName }>({
+  player: ['hlsjs', { option: true }],
+  traffic: async ({ page }, use, testInfo) => {
+    const log = new TrafficLog(page)
+    const consoleLines: string[] = []
+    page.on('console', (message) => consoleLines.push(`${message.type()}: ${message.text()}`))
+    page.on('pageerror', (error) => consoleLines.push(`pageerror: ${error.message}`))
+    await use(log)
+    if (testInfo.status !== testInfo.expectedStatus) {
+      const json = (body: unknown) => ({
+        body: JSON.stringify(body, null, 2),
+        contentType: 'application/json',
+      })
+      await testInfo.attach('media-requests.json', json(log.media))
+      await testInfo.attach('token-records.json', json(log.tokens))
+      const states = await page
+        .evaluate(() => {
+          const demo =
+            (
+              window as unknown as {
+                demo?: Record<
+                  string,
+                  {
+                    refresher?: { record: unknown; refreshCount: number }
+                    errors: string[]
+                    fatal: string[]
+                    video?: HTMLVideoElement
+                  }
+                >
+              }
+            ).demo ?? {}
+          return Object.fromEntries(
+            Object.entries(demo).map(([name, state]) => [
+              name,
+              {
+                record: state.refresher?.record,
+                refreshCount: state.refresher?.refreshCount,
+                errors: state.errors,
+                fatal: state.fatal,
+                currentTime: state.video?.currentTime,
+                mediaError: state.video?.error?.message,
+              },
+            ]),
+          )
+        })
+        .catch((error: unknown) => String(error))
+      await testInfo.attach('player-state.json', json(states))
+      await testInfo.attach('console.txt', {
+        body: consoleLines.join('\n'),
+        contentType: 'text/plain',
+      })
+    }
+  },
+})
+export { expect }

@@ -1,0 +1,117 @@
+// Every server of the e2e run, on loopback ports of their own (npm start's ports stay free).
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+const root = join(import.meta.dirname, '..', '..')
+const scratch = join(root, '.tmp', 'e2e')
+
+/** A fixed test secret shared by the token workers, nginx and the emulator. */
+export const SECRET = 'e2e-secret-not-for-production'
+export const CLIENT_ID = '12345'
+
+export const PORTS = {
+  nginxPlain: 18080,
+  nginxIp: 18081,
+  emulatorPlain: 18082,
+  emulatorIp: 18083,
+  origin: 18090,
+  /** Token worker signing URLs on the nginx hosts. */
+  tokenNginx: 18787,
+  /** Token worker signing URLs on the emulator's hosts. */
+  tokenEmulator: 18789,
+  demo: 15173,
+} as const
+
+export type Cdn = 'nginx' | 'emulator'
+
+/** The token endpoint whose URLs point at `cdn`. */
+export const tokenUrl = (cdn: Cdn = 'nginx') =>
+  `http://127.0.0.1:${cdn === 'nginx' ? PORTS.tokenNginx : PORTS.tokenEmulator}/token`
+
+const bin = (cwd: string, pkg: string, script: string) =>
+  join(realpathSync(join(root, cwd, 'node_modules', pkg)), script)
+
+/** Node running a package's script directly, so stopping it stops its children too. */
+const node = (script: string, ...args: string[]) =>
+  [process.execPath, JSON.stringify(script), ...args].join(' ')
+
+const tokenWorker = (port: number, plain: number, ip: number) => {
+  mkdirSync(scratch, { recursive: true })
+  const vars = join(scratch, `token-worker-${port}.vars`)
+  writeFileSync(
+    vars,
+    [
+      `SECRET_KEY=${SECRET}`,
+      `CLIENT_ID=${CLIENT_ID}`,
+      `CDN_DOMAIN=127.0.0.1:${plain}`,
+      `CDN_DOMAIN_IP=127.0.0.1:${ip}`,
+      'CDN_SCHEME=http',
+      'ALLOWED_ORIGINS=*',
+      'AUTH_MODE=none',
+      '',
+    ].join('\n'),
+  )
+  return {
+    command: node(
+      bin('apps/token-worker', 'wrangler', 'bin/wrangler.js'),
+      'dev',
+      '--ip 127.0.0.1',
+      `--port ${port}`,
+      `--inspector-port ${port + 1000}`,
+      `--env-file ${JSON.stringify(vars)}`,
+    ),
+    cwd: join(root, 'apps/token-worker'),
+    url: `http://127.0.0.1:${port}/token?video=ready`,
+    env: {
+      WRANGLER_SEND_METRICS: 'false',
+      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+      WRANGLER_HIDE_BANNER: 'true',
+    },
+  }
+}
+
+/** Playwright `webServer` entries: started before the tests, stopped after them. */
+export const webServers = () => {
+  const shared = {
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  } as const
+  return [
+    {
+      ...shared,
+      // the origin (nginx proxies to it) and the emulator's two hosts, one process
+      command: node(join(root, 'apps/cdn-emulator/src/main.ts')),
+      url: `http://127.0.0.1:${PORTS.origin}/vod/healthcheck/master.m3u8`,
+      env: {
+        SECRET_KEY: SECRET,
+        ORIGIN_PORT: String(PORTS.origin),
+        CDN_DOMAIN: `127.0.0.1:${PORTS.emulatorPlain}`,
+        CDN_DOMAIN_IP: `127.0.0.1:${PORTS.emulatorIp}`,
+      },
+    },
+    {
+      ...shared,
+      command: node(join(root, 'e2e/servers/nginx.mjs')),
+      url: `http://127.0.0.1:${PORTS.nginxPlain}/healthz`,
+      env: {
+        SECRET_KEY: SECRET,
+        ORIGIN_PORT: String(PORTS.origin),
+        NGINX_PLAIN_PORT: String(PORTS.nginxPlain),
+        NGINX_IP_PORT: String(PORTS.nginxIp),
+        NGINX_PREFIX: join(scratch, 'nginx'),
+      },
+    },
+    { ...shared, ...tokenWorker(PORTS.tokenNginx, PORTS.nginxPlain, PORTS.nginxIp) },
+    { ...shared, ...tokenWorker(PORTS.tokenEmulator, PORTS.emulatorPlain, PORTS.emulatorIp) },
+    {
+      ...shared,
+      // a production build: vite's dev server may re-optimise dependencies and reload mid-test
+      command: `${node(bin('apps/demo', 'vite', 'bin/vite.js'), 'build')} && ${node(bin('apps/demo', 'vite', 'bin/vite.js'), 'preview')}`,
+      cwd: join(root, 'apps/demo'),
+      url: `http://127.0.0.1:${PORTS.demo}/`,
+      env: { DEMO_PORT: String(PORTS.demo) },
+    },
+  ]
+}
