@@ -9,6 +9,9 @@ const steps = [
   ['tests', ['-r', 'run', 'test']],
   ['builds', ['-r', 'run', 'build']],
   ['sizes', ['run', 'size']],
+  // Real browsers against real nginx, alone on the machine: timing-sensitive, so not in parallel
+  // with the unit tests.
+  ['e2e', ['run', 'e2e']],
 ]
 
 resetReports()

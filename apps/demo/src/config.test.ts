@@ -16,6 +16,7 @@ describe('demoConfig', () => {
       clientIp: undefined,
       players: ['videojs', 'hlsjs'],
       refresh: true,
+      level: undefined,
     })
   })
 
@@ -25,6 +26,8 @@ describe('demoConfig', () => {
       refresh: false,
       clientIp: '127.0.0.1',
     })
+    expect(demoConfig('?level=0', local).level).toBe(0)
+    expect(demoConfig('?level=x', local).level).toBeUndefined()
     expect(tokenRequestUrl(demoConfig('?client_ip=127.0.0.1', local))).toContain(
       '&client_ip=127.0.0.1',
     )

@@ -14,6 +14,8 @@ export interface DemoConfig {
   players: ('videojs' | 'hlsjs')[]
   /** `false` (`refresh=0`): play the first URL without the refresh packages (tokens then expire). */
   refresh: boolean
+  /** hls.js: start on and cap at this level (`level=0`: the lowest rendition). */
+  level: number | undefined
 }
 
 const positive = (text: string | null, fallback: number): number => {
@@ -44,6 +46,7 @@ export const demoConfig = (search: string, defaultTokenUrl: string): DemoConfig 
       [name, 'both', null].includes(query.get('player')),
     ),
     refresh: query.get('refresh') !== '0',
+    level: /^\d+$/.test(query.get('level') ?? '') ? Number(query.get('level')) : undefined,
   }
 }
 

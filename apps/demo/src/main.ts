@@ -121,7 +121,8 @@ const startHlsjs = async () => {
   let hls: Hls
   let say: (message: string, isError: boolean) => void
   if (config.refresh) {
-    const refresh = await createTokenRefresh(tokenOptions('hlsjs'))
+    const levels = config.level === undefined ? {} : { startLevel: config.level }
+    const refresh = await createTokenRefresh({ ...tokenOptions('hlsjs'), hlsConfig: levels })
     state.refresher = refresh.refresher
     say = showStatus(
       section('hlsjs').querySelector('dl') as HTMLElement,
@@ -129,6 +130,12 @@ const startHlsjs = async () => {
       config.ipBound,
     )
     hls = new Hls(refresh.hlsConfig)
+    const { level } = config
+    // hls.js resets the cap when a manifest loads: set it once the levels are known
+    if (level !== undefined)
+      hls.on(Hls.Events.MANIFEST_PARSED, () => {
+        hls.autoLevelCapping = level
+      })
     refresh.attach(hls)
     hls.loadSource(refresh.url)
   } else {

@@ -1,0 +1,42 @@
+// Scenario 4: the token backend fails three refreshes in a row (500, 500, network error) and
+// then recovers, all inside the 6-second lead: no stall, no 403/410, onError called each time.
+import {
+  demoUrl,
+  expect,
+  PLAYERS,
+  probe,
+  test,
+  waitForPlayback,
+  watchPlayback,
+} from '../support/demo.ts'
+
+for (const player of PLAYERS)
+  test(`${player}: three failed refreshes inside the lead time do not stall playback`, async ({
+    page,
+    traffic,
+  }) => {
+    let calls = 0
+    await page.route(/:\d+\/token\?/, async (route) => {
+      calls++
+      // call 1: the page finds the CDN; call 2: the player's first token; 3–5: the first refresh
+      if (calls === 3 || calls === 4)
+        return route.fulfill({
+          status: 500,
+          contentType: 'application/json',
+          body: '{"error":"injected failure"}',
+        })
+      if (calls === 5) return route.abort('connectionreset')
+      return route.continue()
+    })
+    await page.goto(demoUrl({ player, expire: 20, lead: 6 }))
+    await waitForPlayback(page, player)
+    const run = await watchPlayback(page, player, 35_000)
+    expect(calls).toBeGreaterThanOrEqual(6)
+    expect(run.longestStallMs).toBeLessThanOrEqual(1000)
+    expect(traffic.rejected()).toEqual([])
+    const state = await probe(page, player)
+    expect(state.errors).toHaveLength(3)
+    expect(state.errors[0]).toContain('injected failure')
+    expect(state.fatal).toEqual([])
+    expect(state.refreshCount).toBeGreaterThanOrEqual(2)
+  })

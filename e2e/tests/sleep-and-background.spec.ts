@@ -1,0 +1,55 @@
+// Scenario 5: the page's clock jumps past the token's expiry (a laptop waking up), or the tab is
+// frozen for longer than the token lives (a background tab): playback goes on, on a fresh
+// token, with no fatal error. Live streams, so requests keep coming after the event.
+import { setClockOffset, skewClock } from '../support/clock.ts'
+import {
+  demoUrl,
+  expect,
+  PLAYERS,
+  probe,
+  test,
+  waitForPlayback,
+  watchPlayback,
+} from '../support/demo.ts'
+
+for (const player of PLAYERS) {
+  test(`${player}: the clock jumps 40 s past the expiry`, async ({ page, traffic }) => {
+    await skewClock(page, 0)
+    await page.goto(demoUrl({ player, type: 'live', expire: 20, lead: 6 }))
+    await waitForPlayback(page, player)
+    const before = (await probe(page, player)).token
+    await setClockOffset(page, 40_000)
+    const jumpedAt = Date.now()
+    const run = await watchPlayback(page, player, 20_000)
+    expect(run.advanced).toBeGreaterThan(15)
+    expect(run.longestStallMs).toBeLessThanOrEqual(1000)
+    const state = await probe(page, player)
+    expect(state.fatal).toEqual([])
+    expect(state.token).not.toBe(before)
+    const after = traffic.media.filter((entry) => entry.at > jumpedAt)
+    expect(after.length).toBeGreaterThan(3)
+    expect(traffic.rejected()).toEqual([])
+  })
+
+  test(`${player}: the tab is frozen for 25 s (longer than the token lives)`, async ({
+    page,
+    traffic,
+  }) => {
+    await page.goto(demoUrl({ player, type: 'live', expire: 20, lead: 6 }))
+    await waitForPlayback(page, player)
+    const firstToken = (await probe(page, player)).token
+    const cdp = await page.context().newCDPSession(page)
+    await cdp.send('Page.setWebLifecycleState', { state: 'frozen' })
+    await page.waitForTimeout(25_000)
+    const thawedAt = Date.now()
+    await cdp.send('Page.setWebLifecycleState', { state: 'active' })
+    const run = await watchPlayback(page, player, 20_000)
+    expect(run.advanced).toBeGreaterThan(10)
+    const state = await probe(page, player)
+    expect(state.fatal).toEqual([])
+    // the first token expired during the freeze; what is requested now carries a fresh one
+    const later = traffic.media.filter((entry) => entry.at > thawedAt + 5000)
+    expect(later.length).toBeGreaterThan(0)
+    expect(later.every((entry) => entry.status === 200 && entry.token !== firstToken)).toBe(true)
+  })
+}
