@@ -1,8 +1,13 @@
+import { existsSync } from 'node:fs'
 import { defineConfig } from '@playwright/test'
 import { webServers } from './support/stack.ts'
 
 // Debian's Chromium (apt-get install -y chromium): never a downloaded browser.
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+if (!existsSync(executablePath))
+  throw new Error(
+    `e2e: no Chromium at ${executablePath}. Install it with "apt-get install -y chromium nginx-light" (what .ci/run does) or set CHROMIUM_PATH.`,
+  )
 
 export default defineConfig({
   testDir: 'tests',

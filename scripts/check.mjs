@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The whole test suite, in order, stopping at the first failing step; `npm test` and `pnpm check`.
 import { runPnpm } from './pnpm.mjs'
+import { ensureSystemDeps } from './system-deps.mjs'
 import { resetReports, summarize } from './test-summary.mjs'
 
 const steps = [
@@ -17,6 +18,7 @@ const steps = [
 resetReports()
 for (const [name, args] of steps) {
   console.log(`\n[check] ${name}: pnpm ${args.join(' ')}`)
+  if (name === 'e2e' && !ensureSystemDeps()) process.exit(1)
   const status = await runPnpm(args)
   if (status !== 0) {
     console.error(`[check] ${name} failed`)
