@@ -2,21 +2,15 @@
 import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
 
-/** wrangler's own script run by this Node directly: killing its process group then also stops workerd. */
-const wrangler = (cwd) => [
-  process.execPath,
-  join(
-    realpathSync(join(import.meta.dirname, '..', cwd, 'node_modules', 'wrangler')),
-    'bin',
-    'wrangler.js',
-  ),
-]
-
-/** A package's bin script, run by this Node directly (same reason as wrangler above). */
+/**
+ * A package's bin script run by this Node directly, not through a shim: killing the process
+ * group then also stops what it spawned (wrangler's workerd).
+ */
 const bin = (cwd, pkg, script) => [
   process.execPath,
   join(realpathSync(join(import.meta.dirname, '..', cwd, 'node_modules', pkg)), script),
 ]
+const wrangler = (cwd) => bin(cwd, 'wrangler', 'bin/wrangler.js')
 
 const TOKEN_PORT = Number(process.env.TOKEN_WORKER_PORT ?? 8787)
 const DEMO_PORT = Number(process.env.DEMO_PORT ?? 5173)
