@@ -1,13 +1,17 @@
 import { test as base, expect, type Page } from '@playwright/test'
 import { type Cdn, PORTS, tokenUrl } from './stack.ts'
 
-export type PlayerName = 'videojs' | 'hlsjs'
+export type PlayerName = 'videojs' | 'hlsjs' | 'native'
+/** The players with request hooks (MSE); `native` is the plain `<video>`. */
 export const PLAYERS: PlayerName[] = ['videojs', 'hlsjs']
 
 /** What the demo page plays (its query string). */
 export interface DemoOptions {
   player: PlayerName
   type?: 'vod' | 'live'
+  video?: string
+  /** `auto` (default), `hooks`, `service-worker` or `swap`. */
+  mode?: 'auto' | 'hooks' | 'service-worker' | 'swap'
   expire?: number
   lead?: number
   ipBound?: boolean
@@ -24,6 +28,8 @@ export const demoUrl = (options: DemoOptions): string => {
     lead: String(options.lead ?? 6),
     token: tokenUrl(options.cdn),
   })
+  if (options.video) query.set('video', options.video)
+  if (options.mode) query.set('mode', options.mode)
   if (options.ipBound) query.set('ip', '1')
   if (options.clientIp) query.set('client_ip', options.clientIp)
   if (options.refresh === false) query.set('refresh', '0')
@@ -36,16 +42,22 @@ export interface MediaRequest {
   url: string
   path: string
   token: string
-  status: number | 'failed'
+  /** `aborted`: the player cancelled it (ABR switch, seek); `failed`: a network error. */
+  status: number | 'failed' | 'aborted'
 }
 
 const CDN_PORTS: number[] = [PORTS.nginxPlain, PORTS.nginxIp, PORTS.emulatorPlain, PORTS.emulatorIp]
 const TOKEN_PORTS: number[] = [PORTS.tokenNginx, PORTS.tokenEmulator]
 const PAIR = /^\/(?:videos|cmaf)\/[^/]+\/([^/]+)\/\d+\/(.+)$/
 
-/** Every media request and token fetch of a page, with times. */
+/**
+ * Every media request and token fetch of a page, with times. `media` is what the page's players
+ * saw (a request a service worker answered shows the URL the player asked for, with the status
+ * the worker gave it); `sent` is what reached the CDN (the worker's own requests included).
+ */
 export class TrafficLog {
   readonly media: MediaRequest[] = []
+  readonly sent: MediaRequest[] = []
   /** Token records the page received, in order (`at` = response time). */
   readonly tokens: { at: number; token: string; token_ip: string; expires: number }[] = []
   /** Token requests the page made (including failed ones). */
@@ -56,11 +68,18 @@ export class TrafficLog {
       const url = new URL(request.url())
       if (TOKEN_PORTS.includes(Number(url.port)) && url.pathname === '/token') this.tokenRequests++
     })
+    page.context().on('response', (response) => {
+      const url = new URL(response.url())
+      if (response.request().serviceWorker() && CDN_PORTS.includes(Number(url.port)))
+        this.#record(this.sent, url, response.status())
+    })
     page.on('response', async (response) => {
       const url = new URL(response.url())
       const port = Number(url.port)
-      if (CDN_PORTS.includes(port)) this.#media(url, response.status())
-      else if (TOKEN_PORTS.includes(port) && url.pathname === '/token' && response.ok()) {
+      if (CDN_PORTS.includes(port)) {
+        this.#media(url, response.status())
+        if (!response.fromServiceWorker()) this.#record(this.sent, url, response.status())
+      } else if (TOKEN_PORTS.includes(port) && url.pathname === '/token' && response.ok()) {
         const at = Date.now()
         const record = await response.json().catch(() => undefined)
         if (record) this.tokens.push({ at, ...record })
@@ -68,14 +87,19 @@ export class TrafficLog {
     })
     page.on('requestfailed', (request) => {
       const url = new URL(request.url())
-      if (CDN_PORTS.includes(Number(url.port))) this.#media(url, 'failed')
+      const aborted = request.failure()?.errorText === 'net::ERR_ABORTED'
+      if (CDN_PORTS.includes(Number(url.port))) this.#media(url, aborted ? 'aborted' : 'failed')
     })
   }
 
-  #media(url: URL, status: number | 'failed') {
+  #media(url: URL, status: MediaRequest['status']) {
+    this.#record(this.media, url, status)
+  }
+
+  #record(log: MediaRequest[], url: URL, status: MediaRequest['status']) {
     const match = PAIR.exec(url.pathname)
     if (!match) return
-    this.media.push({
+    log.push({
       at: Date.now(),
       url: url.href,
       token: match[1] ?? '',
@@ -84,10 +108,21 @@ export class TrafficLog {
     })
   }
 
-  /** Media answers that are not 2xx (403, 410, network failures). */
+  /** Media answers that are not 2xx (403, 410, network failures; not the player's aborts). */
   rejected(): MediaRequest[] {
-    return this.media.filter((entry) => entry.status === 'failed' || entry.status >= 300)
+    return this.media.filter(
+      (entry) =>
+        entry.status === 'failed' || (typeof entry.status === 'number' && entry.status >= 300),
+    )
   }
+}
+
+/** One source swap of the native fallback, as the page measured it. */
+export interface SwapProbe {
+  reason: string
+  live: boolean
+  gapMs: number
+  driftSeconds: number | undefined
 }
 
 /** The player's state as the demo page exposes it (`window.demo`). */
@@ -98,6 +133,9 @@ export interface PlayerProbe {
   token: string | undefined
   errors: string[]
   fatal: string[]
+  /** `hooks`, `service-worker` or `swap`; undefined before the player is set up. */
+  mode: string | undefined
+  swaps: SwapProbe[]
 }
 
 export const probe = (page: Page, player: PlayerName): Promise<PlayerProbe> =>
@@ -107,6 +145,8 @@ export const probe = (page: Page, player: PlayerName): Promise<PlayerProbe> =>
       refresher?: { refreshCount: number; record: { token: string } }
       errors: string[]
       fatal: string[]
+      mode?: string
+      native?: { mode: string; swaps: SwapProbe[] }
     }
     const state = (window as unknown as { demo?: Record<string, State> }).demo?.[name]
     return {
@@ -116,6 +156,8 @@ export const probe = (page: Page, player: PlayerName): Promise<PlayerProbe> =>
       token: state?.refresher?.record.token,
       errors: state?.errors ?? [],
       fatal: state?.fatal ?? [],
+      mode: state?.native?.mode ?? state?.mode,
+      swaps: [...(state?.native?.swaps ?? [])],
     }
   }, player)
 
@@ -128,7 +170,11 @@ export const waitForPlayback = async (page: Page, player: PlayerName) => {
 
 /** What {@link watchPlayback} saw. */
 export interface PlaybackRun {
-  /** Media seconds played during the watch. */
+  /**
+   * Media seconds played during the watch: the sum of forward steps of currentTime, each at most
+   * twice the wall time between samples (a live source swap restarts the timeline at 0; a jump
+   * to the live edge is not playback).
+   */
   advanced: number
   /** Longest wall-clock interval without currentTime moving (ms). */
   longestStallMs: number
@@ -140,22 +186,25 @@ export const watchPlayback = async (
   player: PlayerName,
   ms: number,
 ): Promise<PlaybackRun> => {
-  const start = await probe(page, player)
-  let last = start.time
-  let lastMove = Date.now()
+  let last = (await probe(page, player)).time
+  let lastSample = Date.now()
+  let lastMove = lastSample
   let longestStallMs = 0
+  let advanced = 0
   const end = Date.now() + ms
   while (Date.now() < end) {
     await page.waitForTimeout(200)
     const { time } = await probe(page, player)
     const now = Date.now()
     if (time !== last) {
+      advanced += Math.min(Math.max(0, time - last), (2 * (now - lastSample)) / 1000)
       last = time
       lastMove = now
     }
+    lastSample = now
     longestStallMs = Math.max(longestStallMs, now - lastMove)
   }
-  return { advanced: last - start.time, longestStallMs }
+  return { advanced, longestStallMs }
 }
 
 /** The demo page fixture: a traffic log, attached to the report with the player state on failure. */

@@ -14,7 +14,8 @@ describe('demoConfig', () => {
       refreshLeadSeconds: 15,
       ipBound: false,
       clientIp: undefined,
-      players: ['videojs', 'hlsjs'],
+      players: ['videojs', 'hlsjs', 'native'],
+      mode: 'auto',
       refresh: true,
       level: undefined,
     })
@@ -26,6 +27,8 @@ describe('demoConfig', () => {
       refresh: false,
       clientIp: '127.0.0.1',
     })
+    expect(demoConfig('?mode=swap', local).mode).toBe('swap')
+    expect(demoConfig('?mode=nonsense', local).mode).toBe('auto')
     expect(demoConfig('?level=0', local).level).toBe(0)
     expect(demoConfig('?level=x', local).level).toBeUndefined()
     expect(tokenRequestUrl(demoConfig('?client_ip=127.0.0.1', local))).toContain(

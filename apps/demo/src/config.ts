@@ -1,3 +1,10 @@
+import type { ProtectionMode } from '@proj/token-refresh'
+
+/** The demo's players: video.js, hls.js, and a plain `<video>` playing HLS natively. */
+export type PlayerName = 'videojs' | 'hlsjs' | 'native'
+export const PLAYER_NAMES: readonly PlayerName[] = ['videojs', 'hlsjs', 'native']
+const MODES = ['auto', 'hooks', 'service-worker', 'swap'] as const
+
 /** What the demo plays and how it asks for tokens. */
 export interface DemoConfig {
   /** The token worker's `/token` endpoint. */
@@ -11,7 +18,12 @@ export interface DemoConfig {
   /** Ask the worker to bind the IP token to this address (`client_ip`); default: it detects. */
   clientIp: string | undefined
   /** Which players to show. */
-  players: ('videojs' | 'hlsjs')[]
+  players: PlayerName[]
+  /**
+   * `auto` (default): hooks where the player has them (MSE), else the service worker, else swaps.
+   * `hooks`, `service-worker`, `swap`: force one (`mode=swap` shows the fallback in Chromium).
+   */
+  mode: 'auto' | ProtectionMode
   /** `false` (`refresh=0`): play the first URL without the refresh packages (tokens then expire). */
   refresh: boolean
   /** hls.js: start on and cap at this level (`level=0`: the lowest rendition). */
@@ -42,9 +54,8 @@ export const demoConfig = (search: string, defaultTokenUrl: string): DemoConfig 
     refreshLeadSeconds: positive(query.get('lead'), 15),
     ipBound: query.get('ip') === '1',
     clientIp: query.get('client_ip') ?? undefined,
-    players: (['videojs', 'hlsjs'] as const).filter((name) =>
-      [name, 'both', null].includes(query.get('player')),
-    ),
+    players: PLAYER_NAMES.filter((name) => [name, 'all', null].includes(query.get('player'))),
+    mode: MODES.find((mode) => mode === query.get('mode')) ?? 'auto',
     refresh: query.get('refresh') !== '0',
     level: /^\d+$/.test(query.get('level') ?? '') ? Number(query.get('level')) : undefined,
   }

@@ -1,6 +1,11 @@
 import 'video.js/dist/video-js.css'
 import { createTokenRefresh, fetchToken } from '@proj/hlsjs-token-refresh'
-import type { TokenRefresher } from '@proj/token-refresh'
+import {
+  type NativeProtection,
+  protectNativePlayback,
+  registerTokenRefreshWorker,
+} from '@proj/sw-token-refresh'
+import { TokenRefresher } from '@proj/token-refresh'
 import {
   HLS_TYPE,
   prepareTokenRefresh,
@@ -9,7 +14,7 @@ import {
 } from '@proj/videojs-token-refresh'
 import Hls from 'hls.js'
 import videojs from 'video.js'
-import { demoConfig, tokenRequestUrl } from './config.ts'
+import { demoConfig, PLAYER_NAMES, type PlayerName, tokenRequestUrl } from './config.ts'
 import { showStatus } from './status-panel.ts'
 
 const config = demoConfig(
@@ -26,6 +31,10 @@ const banner = document.querySelector<HTMLElement>('#cdn') as HTMLElement
 /** What the page knows about one player: for people poking around in devtools, and for e2e. */
 interface PlayerState {
   refresher?: TokenRefresher
+  /** How the player's requests are kept fresh: hooks, service-worker or swap. */
+  mode?: string
+  /** Native playback's protection (service worker or swaps, with their measurements). */
+  native?: NativeProtection
   /** The video.js player or the Hls instance. */
   player?: unknown
   video?: HTMLVideoElement
@@ -34,13 +43,25 @@ interface PlayerState {
   /** Fatal player errors. */
   fatal: string[]
 }
-const demo: Record<'videojs' | 'hlsjs', PlayerState> = {
+const demo: Record<PlayerName, PlayerState> = {
   videojs: { errors: [], fatal: [] },
   hlsjs: { errors: [], fatal: [] },
+  native: { errors: [], fatal: [] },
 }
 Object.assign(window, { demo })
-for (const name of ['videojs', 'hlsjs'] as const)
-  if (!config.players.includes(name)) section(name).hidden = true
+for (const name of PLAYER_NAMES) if (!config.players.includes(name)) section(name).hidden = true
+
+// The service worker for native playback: registered early, in parallel with the token fetch,
+// wherever native playback may happen (the native player, a browser without MSE, or forced).
+const hasMse = typeof MediaSource !== 'undefined' || 'ManagedMediaSource' in window
+const worker =
+  config.refresh &&
+  (config.mode === 'service-worker' ||
+    (config.mode === 'auto' && (config.players.includes('native') || !hasMse)))
+    ? registerTokenRefreshWorker({ url: '/token-refresh-sw.js' })
+    : undefined
+worker?.catch((error: unknown) => console.info(`[demo] no service worker: ${String(error)}`))
+const nativeMode = config.mode === 'swap' || config.mode === 'service-worker' ? config.mode : 'auto'
 
 /** Retries `attempt` every 2 s, saying on the page what the demo is waiting for. */
 const until = async <T>(what: string, attempt: () => Promise<T>): Promise<T> => {
@@ -57,12 +78,23 @@ const until = async <T>(what: string, attempt: () => Promise<T>): Promise<T> => 
   }
 }
 
-const tokenOptions = (name: 'videojs' | 'hlsjs') => ({
+const tokenOptions = (name: PlayerName) => ({
   getToken: () => fetchToken(tokenUrl),
   ipBound: config.ipBound,
   refreshLeadSeconds: config.refreshLeadSeconds,
   onError: (error: unknown) => demo[name].errors.push(String(error)),
 })
+
+/** Records the native protection of a player once it is known. */
+const trackNative = async (
+  name: PlayerName,
+  pending: Promise<NativeProtection | undefined> | undefined,
+) => {
+  const protection = await pending
+  if (!protection) return
+  demo[name].native = protection
+  demo[name].mode = protection.mode
+}
 
 function section(id: string): HTMLElement {
   return document.querySelector(`#${id}`) as HTMLElement
@@ -82,7 +114,11 @@ const startVideojs = async () => {
   let say: (message: string, isError: boolean) => void
   const player = config.refresh
     ? videojs(element, {
-        ...(await prepareTokenRefresh(tokenOptions('videojs'))),
+        ...(await prepareTokenRefresh({
+          ...tokenOptions('videojs'),
+          mode: config.mode === 'auto' ? 'hooks' : config.mode,
+          worker,
+        })),
         autoplay: 'muted',
       })
     : videojs(element, {
@@ -95,9 +131,12 @@ const startVideojs = async () => {
   const video = element.querySelector('video')
   if (video) state.video = video
   if (config.refresh) {
-    const refresher = await tokenRefreshOf(player)?.ready
+    const plugin = tokenRefreshOf(player)
+    const refresher = await plugin?.ready
     if (!refresher) return
     state.refresher = refresher
+    state.mode = 'hooks'
+    player.on('loadstart', () => void trackNative('videojs', plugin?.native))
     say = showStatus(
       section('videojs').querySelector('dl') as HTMLElement,
       refresher,
@@ -115,8 +154,24 @@ const startVideojs = async () => {
 
 const startHlsjs = async () => {
   const video = section('hlsjs').querySelector('video') as HTMLVideoElement
-  if (!Hls.isSupported()) throw new Error('this browser has no MediaSource: hls.js cannot play')
   const state = demo.hlsjs
+  const hooks = Hls.isSupported() && (config.mode === 'auto' || config.mode === 'hooks')
+  if (config.refresh && !hooks) {
+    // one integration for every browser: native playback where hls.js cannot run
+    const refresh = await createTokenRefresh(tokenOptions('hlsjs'))
+    state.refresher = refresh.refresher
+    state.video = video
+    const say = showStatus(
+      section('hlsjs').querySelector('dl') as HTMLElement,
+      refresh.refresher,
+      config.ipBound,
+    )
+    watchElement(video, say)
+    await trackNative('hlsjs', refresh.attachNative(video, { worker, mode: nativeMode }))
+    video.play().catch(() => say('press play', false))
+    return
+  }
+  if (!Hls.isSupported()) throw new Error('this browser has no MediaSource: hls.js cannot play')
   state.video = video
   let hls: Hls
   let say: (message: string, isError: boolean) => void
@@ -149,26 +204,66 @@ const startHlsjs = async () => {
     state.fatal.push(`${data.details} ${data.response?.code ?? ''}`.trim())
     say(`fatal error: ${data.details}`, true)
   })
-  video.addEventListener('playing', () => say('playing', false))
-  video.addEventListener('waiting', () => say('buffering', false))
+  state.mode = 'hooks'
+  watchElement(video, say)
   hls.attachMedia(video)
   video.play().catch(() => say('press play', false))
 }
 
-// The token worker first (it tells where the CDN is), then the CDN: any HTTP answer from it,
-// even a 404, means it is up.
-const record = await until(`the token worker at ${config.tokenUrl}`, () => fetchToken(tokenUrl))
-const cdn = new URL(config.ipBound ? record.url_ip : record.url).origin
+/** The panel line for an element's state. */
+function watchElement(video: HTMLVideoElement, say: (message: string, isError: boolean) => void) {
+  video.addEventListener('playing', () => say('playing', false))
+  video.addEventListener('waiting', () => say('buffering', false))
+}
+
+/** A plain `<video>` playing HLS natively, kept fresh by the service worker or by swaps. */
+const startNative = async () => {
+  const video = section('native').querySelector('video') as HTMLVideoElement
+  const state = demo.native
+  state.video = video
+  const list = section('native').querySelector('dl') as HTMLElement
+  if (!config.refresh) {
+    const say = showStatic('native')
+    watchElement(video, say)
+    video.src = await firstUrl()
+  } else {
+    const refresher = await TokenRefresher.create(tokenOptions('native'))
+    state.refresher = refresher
+    const say = showStatus(list, refresher, config.ipBound)
+    watchElement(video, say)
+    await trackNative(
+      'native',
+      protectNativePlayback(video, refresher, { worker, mode: nativeMode }),
+    )
+  }
+  video.addEventListener('error', () => {
+    const message = video.error?.message || `media error ${video.error?.code}`
+    state.fatal.push(message)
+  })
+  video.play().catch(() => undefined)
+}
+
 /** refresh=0: each player plays one fetched URL and nothing ever renews it. */
 async function firstUrl(): Promise<string> {
   const first = await fetchToken(tokenUrl)
   return config.ipBound ? first.url_ip : first.url
 }
-await until(
-  `the CDN at ${cdn}: playback needs the CDN emulator or nginx serving the test media`,
-  () => fetch(`${cdn}/`, { cache: 'no-store' }),
-)
-await Promise.all([
-  config.players.includes('videojs') && startVideojs(),
-  config.players.includes('hlsjs') && startHlsjs(),
-])
+
+// Not top-level await: the packages load their native protection with import(), which would
+// wait for this module to finish evaluating, and this module would wait for them.
+const start = async () => {
+  // The token worker first (it tells where the CDN is), then the CDN: any HTTP answer from it,
+  // even a 404, means it is up.
+  const record = await until(`the token worker at ${config.tokenUrl}`, () => fetchToken(tokenUrl))
+  const cdn = new URL(config.ipBound ? record.url_ip : record.url).origin
+  await until(
+    `the CDN at ${cdn}: playback needs the CDN emulator or nginx serving the test media`,
+    () => fetch(`${cdn}/`, { cache: 'no-store' }),
+  )
+  await Promise.all([
+    config.players.includes('videojs') && startVideojs(),
+    config.players.includes('hlsjs') && startHlsjs(),
+    config.players.includes('native') && startNative(),
+  ])
+}
+void start()

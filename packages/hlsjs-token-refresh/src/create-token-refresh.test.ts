@@ -161,3 +161,25 @@ describe('with a real Hls instance', () => {
     expect(destroyed).not.toHaveBeenCalled()
   })
 })
+
+describe('attachNative (browsers where Hls.isSupported() is false)', () => {
+  it('plays the URL natively, protected by source swaps without a worker', async () => {
+    const video = document.createElement('video')
+    const protection = await refresh.attachNative(video, { mode: 'swap' })
+    expect(protection.mode).toBe('swap')
+    expect(video.src).toBe(refresh.url)
+    await time.advance(14_000) // refreshed while the element is not playing: swapped at once
+    expect(video.src).toContain('/tok0002plain/')
+    protection.destroy()
+  })
+
+  it('a forced service worker that cannot be had is an error, not a silent swap', async () => {
+    const video = document.createElement('video')
+    await expect(
+      refresh.attachNative(video, {
+        mode: 'service-worker',
+        worker: Promise.reject(new Error('no sw')),
+      }),
+    ).rejects.toThrow('no sw')
+  })
+})

@@ -1,3 +1,4 @@
+import type { NativeProtection, NativeProtectionOptions } from '@proj/sw-token-refresh'
 import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import type { HlsConfig } from 'hls.js'
 import Hls from 'hls.js'
@@ -14,6 +15,15 @@ export interface HlsTokenRefresh {
   readonly hlsConfig: Partial<HlsConfig>
   /** Ties the refresh to `hls`: `hls.destroy()` then stops every timer and listener. */
   attach(hls: Hls): void
+  /**
+   * For browsers where `Hls.isSupported()` is false (iPhones without MSE): plays `refresh.url`
+   * natively in `video`, protected by the service worker when `worker` is given and sees the
+   * media, else by source swaps (`mode` forces one). Loaded on demand: MSE pages never fetch it.
+   */
+  attachNative(
+    video: HTMLMediaElement,
+    options?: Omit<NativeProtectionOptions, 'setSource'>,
+  ): Promise<NativeProtection>
   /** Stops every timer and listener now. */
   destroy(): void
 }
@@ -26,15 +36,19 @@ export interface HlsTokenRefresh {
  * ```ts
  * import Hls from 'hls.js'
  * import { createTokenRefresh, fetchToken } from '@proj/hlsjs-token-refresh'
+ * import { registerTokenRefreshWorker } from '@proj/sw-token-refresh'
  *
  * const refresh = await createTokenRefresh({
  *   getToken: () => fetchToken('https://tokens.example.com/token?video=demo&type=vod&expire=300'),
  *   refreshLeadSeconds: 60,
  * })
- * const hls = new Hls(refresh.hlsConfig)
- * refresh.attach(hls)
- * hls.loadSource(refresh.url)
- * hls.attachMedia(document.querySelector('video')!)
+ * const video = document.querySelector('video')!
+ * if (Hls.isSupported()) {
+ *   const hls = new Hls(refresh.hlsConfig)
+ *   refresh.attach(hls)
+ *   hls.loadSource(refresh.url)
+ *   hls.attachMedia(video)
+ * } else await refresh.attachNative(video, { worker: registerTokenRefreshWorker() })
  * ```
  */
 export const createTokenRefresh = async (
@@ -53,6 +67,10 @@ export const createTokenRefresh = async (
       ...recoveringPolicies(refresher, base),
     },
     attach: (hls) => hls.once(Hls.Events.DESTROYING, () => refresher.destroy()),
+    attachNative: async (video, native) => {
+      const { protectNativePlayback } = await import('@proj/sw-token-refresh')
+      return protectNativePlayback(video, refresher, native)
+    },
     destroy: () => refresher.destroy(),
   }
 }

@@ -1,4 +1,4 @@
-import type { TokenRefresher } from '@proj/token-refresh'
+import { isTokenRejection, MAX_RECOVERY_RETRIES, type TokenRefresher } from '@proj/token-refresh'
 import type { HlsConfig, LoadPolicy, RetryConfig } from 'hls.js'
 import Hls from 'hls.js'
 
@@ -16,7 +16,7 @@ const FALLBACK: RetryConfig = { maxNumRetry: 2, retryDelayMs: 1000, maxRetryDela
  * (hls.js never retries 4xx by default) when a refresh can fix it, i.e. when the URL carries an
  * older pair or its token has not yet triggered a refresh. The retry then leaves with the new
  * pair (see `tokenLoader`), so no fatal error is raised while a refresh can still save playback.
- * At most `max(maxNumRetry, 2)` such retries per request keep a CDN that rejects every token
+ * At most `max(maxNumRetry, MAX_RECOVERY_RETRIES)` such retries per request keep a CDN that rejects every token
  * from looping.
  *
  * @example
@@ -30,8 +30,8 @@ export const recoveringPolicies = (
 ): Pick<HlsConfig, PolicyName> => {
   const shouldRetry: RetryConfig['shouldRetry'] = (config, count, _timeout, response, retry) => {
     const code = response?.code
-    const budget = Math.max(config?.maxNumRetry ?? 0, 2)
-    if ((code === 403 || code === 410) && response?.url && count < budget)
+    const budget = Math.max(config?.maxNumRetry ?? 0, MAX_RECOVERY_RETRIES)
+    if (isTokenRejection(code) && response?.url && count < budget)
       return refresher.recover(response.url)
     return retry
   }

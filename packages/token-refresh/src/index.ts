@@ -1,8 +1,10 @@
 export { fetchToken, serverDateOf, TokenFetchError, withServerDate } from './fetch-token.ts'
+export { isTokenRejection, MAX_RECOVERY_RETRIES } from './recovery.ts'
 export { assertTokenRecord } from './token-record.ts'
 export { TokenRefresher } from './token-refresher.ts'
 export type {
   Clock,
+  ProtectionMode,
   TimerHandle,
   Timers,
   TokenRecord,

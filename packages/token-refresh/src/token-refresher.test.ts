@@ -336,3 +336,25 @@ describe('destroy', () => {
     expect(refresher.refreshCount).toBe(0)
   })
 })
+
+describe('what helpers without the server clock need (service worker, source swap)', () => {
+  it('staleAt is the lead window on the viewer clock, however wrong that clock is', async () => {
+    const ahead = await setup({ clientAheadMs: 600_000 })
+    const start = ahead.time.clock.now()
+    // 20-second token, 6-second lead: stale 14 s from now on any clock
+    expect(ahead.refresher.staleAt - start).toBe(14_000)
+    expect(ahead.refresher.ipBound).toBe(false)
+    expect((await setup({ ipBound: true })).refresher.ipBound).toBe(true)
+  })
+
+  it("owns(url) tells this video's URLs from others without side effects", async () => {
+    const { refresher, backend } = await setup()
+    expect(refresher.owns(new URL('v0/seg_001.ts', refresher.url).href)).toBe(true)
+    expect(refresher.owns(refresher.record.url_ip)).toBe(true)
+    expect(refresher.owns('https://cdn.test/videos/12345_other/tok0001plain/1795348800/x.ts')).toBe(
+      false,
+    )
+    expect(refresher.owns('not a url')).toBe(false)
+    expect(backend.calls).toBe(1)
+  })
+})

@@ -114,9 +114,35 @@ export class TokenRefresher extends EventTarget {
     return this.#clock.now() + this.#offset
   }
 
+  /** Whether URLs are moved onto `url_ip`/`token_ip` (the `ipBound` option). */
+  get ipBound(): boolean {
+    return this.#options.ipBound ?? false
+  }
+
+  /**
+   * When the current token enters its lead window, on the viewer's clock (ms, like `Date.now()`):
+   * what a helper without the server clock (a service worker) compares its own clock with.
+   */
+  get staleAt(): number {
+    return (this.#record.expires - this.#options.refreshLeadSeconds) * 1000 - this.#offset
+  }
+
   /** Whether the current token is inside its lead window (or expired) on the server's clock. */
   get stale(): boolean {
-    return this.serverNow() >= (this.#record.expires - this.#options.refreshLeadSeconds) * 1000
+    return this.#clock.now() >= this.staleAt
+  }
+
+  /**
+   * Whether `url` belongs to this refresher's video (either CDN host, any pair): what
+   * {@link rewrite} would move. No side effect.
+   *
+   * @example
+   * ```ts
+   * const owner = refreshers.find((refresher) => refresher.owns(failedUrl))
+   * ```
+   */
+  owns(url: string): boolean {
+    return this.#rewrite(url) !== undefined
   }
 
   /**
@@ -171,7 +197,7 @@ export class TokenRefresher extends EventTarget {
    */
   recover(failedUrl: string): boolean {
     const pair = findTokenPair(failedUrl)
-    if (!pair || this.#destroyed || this.#rewrite(failedUrl) === undefined) return false
+    if (!pair || this.#destroyed || !this.owns(failedUrl)) return false
     const current = this.#options.ipBound ? this.#record.token_ip : this.#record.token
     if (pair.token !== current) return true
     if (this.#inflight) return true
@@ -261,8 +287,7 @@ export class TokenRefresher extends EventTarget {
   #schedule(delay?: number): void {
     if (this.#destroyed) return
     if (this.#timer !== undefined) this.#timers.clear(this.#timer)
-    const leadAt = (this.#record.expires - this.#options.refreshLeadSeconds) * 1000 - this.#offset
-    const wait = delay ?? Math.max(leadAt, this.#nextAllowed()) - this.#clock.now()
+    const wait = delay ?? Math.max(this.staleAt, this.#nextAllowed()) - this.#clock.now()
     const ms = Math.min(Math.max(0, wait), MAX_TIMER_MS)
     this.#timer = this.#timers.set(() => {
       this.#timer = undefined

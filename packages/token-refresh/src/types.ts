@@ -58,3 +58,10 @@ export interface TokenRefreshOptions {
   /** Page visibility source; defaults to `document` where there is one. */
   visibility?: Visibility | null
 }
+
+/**
+ * How a player's requests are kept on a fresh pair: `hooks`, the player's own request hooks
+ * (hls.js loader, VHS xhr hooks: MSE playback); `service-worker`, a service worker rewriting the
+ * requests of native playback; `swap`, switching a native `<video>` to each new URL.
+ */
+export type ProtectionMode = 'hooks' | 'service-worker' | 'swap'

@@ -4,7 +4,13 @@ export {
   TokenRefresher,
   type TokenRefreshOptions,
 } from '@proj/token-refresh'
-export { HLS_TYPE, TokenRefreshPlugin, VHS_TECH_OPTIONS } from './plugin.ts'
+export {
+  HLS_TYPE,
+  TokenRefreshPlugin,
+  type TokenRefreshPluginOptions,
+  techOptions,
+  VHS_TECH_OPTIONS,
+} from './plugin.ts'
 export { prepareTokenRefresh, type TokenRefreshPlayerOptions } from './prepare.ts'
 export { registerTokenRefresh, tokenRefreshOf } from './register.ts'
 export { installVhsHooks, type VhsXhr } from './vhs-hooks.ts'

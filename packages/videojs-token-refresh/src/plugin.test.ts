@@ -65,7 +65,7 @@ describe('prepareTokenRefresh', () => {
     expect(prepared.sources).toEqual([
       { src: expect.stringContaining('/tok0001plain/'), type: HLS_TYPE },
     ])
-    expect(prepared.html5.vhs.overrideNative).toBe(true)
+    expect(prepared.html5.vhs?.overrideNative).toBe(true)
     expect(Object.keys(prepared.plugins)).toEqual(['tokenRefresh'])
     const bound = await prepareTokenRefresh({ ...options(getToken), ipBound: true })
     expect(bound.sources[0]?.src).toContain('/tok0002bound/')
@@ -185,5 +185,50 @@ describe('the tokenRefresh plugin', () => {
     await tokenRefreshOf(player)?.ready
     expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'backend down' }))
     expect(player.error()?.code).toBe(2)
+  })
+})
+
+describe('native playback (no VHS on the tech)', () => {
+  /** The browser plays HLS itself: a tech whose element is the <video>, and no `vhs`. */
+  const nativeTakesSource = (player: Player) => {
+    const element = player.el().querySelector('video') as HTMLVideoElement
+    Object.assign(player, { tech: () => ({ el: () => element }) })
+    player.trigger('loadstart')
+    return element
+  }
+
+  it('is noticed and protected (swaps without a worker), loaded on demand', async () => {
+    const { getToken } = backendFor('12345_demo')
+    const player = newPlayer(await prepareTokenRefresh(options(getToken)))
+    const plugin = tokenRefreshOf(player)
+    await plugin?.ready
+    expect(plugin?.native).toBeUndefined()
+    const element = nativeTakesSource(player)
+    const protection = await plugin?.native
+    expect(protection?.mode).toBe('swap')
+    element.src = plugin?.refresher?.url ?? ''
+    // a refresh while paused swaps the element to the new pair at once
+    await time.advance(14_000)
+    expect(element.src).toContain('/tok0002plain/')
+    player.dispose()
+  })
+
+  it('a forced native mode lets the browser play HLS itself', async () => {
+    const { getToken } = backendFor('12345_demo')
+    const prepared = await prepareTokenRefresh({ ...options(getToken), mode: 'swap' })
+    expect(prepared.html5.vhs?.overrideNative).toBe(false)
+    expect(prepared.plugins.tokenRefresh.mode).toBe('swap')
+  })
+
+  it('prefers VHS on ManagedMediaSource where MediaSource is missing (iOS 17.1+)', async () => {
+    const { techOptions } = await import('./plugin.ts')
+    vi.stubGlobal('MediaSource', undefined)
+    vi.stubGlobal('ManagedMediaSource', class {})
+    try {
+      expect(techOptions({}).vhs).toEqual({ overrideNative: true, experimentalUseMMS: true })
+    } finally {
+      vi.unstubAllGlobals()
+    }
+    expect(techOptions({}).vhs).toEqual({ overrideNative: true })
   })
 })

@@ -1,10 +1,27 @@
-import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
+import type { NativeProtection, TokenRefreshWorker } from '@proj/sw-token-refresh'
+import { type ProtectionMode, TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import videojs from 'video.js'
 import type PluginType from 'video.js/dist/types/plugin'
 import { installVhsHooks, type VhsXhr } from './vhs-hooks.ts'
 
 type Player = ReturnType<typeof videojs>
-type TechOptions = { vhs?: object; nativeAudioTracks?: boolean; nativeVideoTracks?: boolean }
+type TechOptions = {
+  vhs?: { overrideNative?: boolean; experimentalUseMMS?: boolean }
+  nativeAudioTracks?: boolean
+  nativeVideoTracks?: boolean
+}
+
+/** The plugin's options: the core's, plus how native playback is protected. */
+export interface TokenRefreshPluginOptions extends TokenRefreshOptions {
+  /**
+   * `hooks` (default): VHS with its request hooks wherever MSE exists, and native playback
+   * (iPhones) protected automatically. `service-worker` / `swap`: let the browser play HLS
+   * natively and protect it that way (for tests, or when you know better).
+   */
+  mode?: ProtectionMode
+  /** The page's service worker connection (`registerTokenRefreshWorker()`); without it, swaps. */
+  worker?: TokenRefreshWorker | Promise<TokenRefreshWorker> | undefined
+}
 
 /** The MIME type VHS recognises for HLS. */
 export const HLS_TYPE = 'application/x-mpegURL'
@@ -19,8 +36,18 @@ export const VHS_TECH_OPTIONS = {
   nativeVideoTracks: false,
 } as const
 
-const preferVhs = (html5: TechOptions) =>
-  Object.assign(html5, VHS_TECH_OPTIONS, { vhs: { ...html5.vhs, overrideNative: true } })
+/**
+ * The tech options for `mode`: VHS over native HLS for `hooks` (on ManagedMediaSource where
+ * that is all there is: iPhones with iOS 17.1+), native HLS for the other modes.
+ */
+export const techOptions = (html5: TechOptions, mode: ProtectionMode = 'hooks'): TechOptions => {
+  if (mode !== 'hooks')
+    return Object.assign(html5, { vhs: { ...html5.vhs, overrideNative: false } })
+  const onlyManaged = typeof MediaSource === 'undefined' && 'ManagedMediaSource' in globalThis
+  return Object.assign(html5, VHS_TECH_OPTIONS, {
+    vhs: { ...html5.vhs, overrideNative: true, ...(onlyManaged && { experimentalUseMMS: true }) },
+  })
+}
 
 const Plugin = videojs.getPlugin('plugin') as typeof PluginType
 const hooked = new WeakSet<VhsXhr>()
@@ -42,19 +69,23 @@ export class TokenRefreshPlugin extends Plugin {
   refresher: TokenRefresher | undefined
   /** Settles when the refresher of the latest `load` exists (or failed). */
   ready: Promise<TokenRefresher | undefined>
+  /** Native playback's protection, when the player ended up without VHS. */
+  native: Promise<NativeProtection | undefined> | undefined
   #remove: (() => void) | undefined
   #generation = 0
   #disposed = false
+  #options: TokenRefreshPluginOptions
 
-  constructor(player: Player, options: TokenRefreshOptions) {
+  constructor(player: Player, options: TokenRefreshPluginOptions) {
     super(player)
+    this.#options = options
     // Plugins given in the player options run before the tech exists: the tech then starts
     // with these options. The tech's own copy covers a plugin started later.
     const playerOptions = (player as unknown as { options_: { html5?: TechOptions } }).options_
     playerOptions.html5 ??= {}
-    preferVhs(playerOptions.html5)
+    techOptions(playerOptions.html5, options.mode)
     const tech = player.tech(true) as unknown as { options_?: TechOptions } | undefined
-    if (tech?.options_) preferVhs(tech.options_)
+    if (tech?.options_) techOptions(tech.options_, options.mode)
     player.on('xhr-hooks-ready', this.#hook)
     player.on('loadstart', this.#install)
     this.ready = this.load(options, false)
@@ -69,9 +100,11 @@ export class TokenRefreshPlugin extends Plugin {
    * await player.tokenRefresh().load({ getToken: () => fetchToken('/token?video=other'), refreshLeadSeconds: 10 })
    * ```
    */
-  async load(options: TokenRefreshOptions, play = true): Promise<TokenRefresher | undefined> {
+  async load(options: TokenRefreshPluginOptions, play = true): Promise<TokenRefresher | undefined> {
     this.refresher?.destroy()
     this.refresher = undefined
+    this.#options = options
+    this.#endNative()
     const generation = ++this.#generation
     const pending = TokenRefresher.create(options)
     this.ready = pending.catch(() => undefined)
@@ -97,6 +130,7 @@ export class TokenRefreshPlugin extends Plugin {
 
   override dispose(): void {
     this.#disposed = true
+    this.#endNative()
     this.refresher?.destroy()
     this.#remove?.()
     super.dispose()
@@ -107,12 +141,41 @@ export class TokenRefreshPlugin extends Plugin {
   // initial pair) and again on loadstart in case the announcement came before this plugin.
   #hook = () => queueMicrotask(this.#install)
   #install = () => {
-    const vhs = (this.player?.tech(true) as unknown as { vhs?: { xhr: VhsXhr } } | undefined)?.vhs
-    if (!vhs || hooked.has(vhs.xhr)) return
+    const tech = this.player?.tech(true) as unknown as
+      | { vhs?: { xhr: VhsXhr }; el(): Element }
+      | undefined
+    const vhs = tech?.vhs
+    if (!vhs) return this.#protectNative(tech?.el())
+    if (hooked.has(vhs.xhr)) return
     this.#remove?.()
     const installed = installVhsHooks(vhs.xhr, () => this.refresher)
     vhs.xhr = installed.xhr
     hooked.add(installed.xhr)
     this.#remove = installed.remove
+  }
+
+  // No VHS on the tech: the browser plays HLS itself and no hook runs. The native protection
+  // is loaded on demand, so MSE pages never download it.
+  #protectNative(element: Element | undefined) {
+    const refresher = this.refresher
+    if (this.native || !refresher || !(element instanceof HTMLMediaElement)) return
+    const { mode, worker } = this.#options
+    this.native = import('@proj/sw-token-refresh')
+      .then(({ protectNativePlayback }) =>
+        protectNativePlayback(element, refresher, {
+          worker,
+          mode: mode === 'hooks' || !mode ? 'auto' : mode,
+          setSource: false,
+        }),
+      )
+      .catch((error: unknown) => {
+        this.#options.onError?.(error)
+        return undefined
+      })
+  }
+
+  #endNative() {
+    void this.native?.then((protection) => protection?.destroy())
+    this.native = undefined
   }
 }

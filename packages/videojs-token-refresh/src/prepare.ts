@@ -1,12 +1,12 @@
-import { assertTokenRecord, type TokenRecord, type TokenRefreshOptions } from '@proj/token-refresh'
-import { HLS_TYPE, VHS_TECH_OPTIONS } from './plugin.ts'
+import { assertTokenRecord, type TokenRecord } from '@proj/token-refresh'
+import { HLS_TYPE, type TokenRefreshPluginOptions, techOptions } from './plugin.ts'
 import { registerTokenRefresh } from './register.ts'
 
-/** Player options for `videojs()`: the source, VHS over native HLS, and the plugin first. */
+/** Player options for `videojs()`: the source, the tech options for the mode, the plugin first. */
 export interface TokenRefreshPlayerOptions {
   sources: { src: string; type: string }[]
-  html5: typeof VHS_TECH_OPTIONS
-  plugins: { tokenRefresh: TokenRefreshOptions }
+  html5: ReturnType<typeof techOptions>
+  plugins: { tokenRefresh: TokenRefreshPluginOptions }
 }
 
 /**
@@ -28,7 +28,7 @@ export interface TokenRefreshPlayerOptions {
  * ```
  */
 export const prepareTokenRefresh = async (
-  tokenRefresh: TokenRefreshOptions,
+  tokenRefresh: TokenRefreshPluginOptions,
 ): Promise<TokenRefreshPlayerOptions> => {
   registerTokenRefresh()
   let initial: TokenRecord | undefined = assertTokenRecord(await tokenRefresh.getToken())
@@ -40,7 +40,7 @@ export const prepareTokenRefresh = async (
   }
   return {
     sources: [{ src, type: HLS_TYPE }],
-    html5: VHS_TECH_OPTIONS,
+    html5: techOptions({}, tokenRefresh.mode),
     plugins: { tokenRefresh: { ...tokenRefresh, getToken } },
   }
 }

@@ -1,4 +1,4 @@
-import type { TokenRefresher } from '@proj/token-refresh'
+import { isTokenRejection, MAX_RECOVERY_RETRIES, type TokenRefresher } from '@proj/token-refresh'
 
 /** The request options VHS passes through its `onRequest` hooks. */
 export interface VhsRequestOptions {
@@ -25,8 +25,6 @@ export interface VhsXhr {
   offRequest(hook: RequestHook): void
   offResponse(hook: ResponseHook): void
 }
-
-const isTokenError = (status: number) => status === 403 || status === 410
 
 /**
  * Connects one VHS xhr to the refresher returned by `current()` (undefined until it exists).
@@ -57,7 +55,7 @@ export const installVhsHooks = (
   }
   const onResponse: ResponseHook = (request) => {
     // responseURL: the URL that was really sent, after the onRequest rewrite
-    if (isTokenError(request.status)) current()?.recover(request.responseURL)
+    if (isTokenRejection(request.status)) current()?.recover(request.responseURL)
   }
   xhr.onRequest(onRequest)
   xhr.onResponse(onResponse)
@@ -74,9 +72,9 @@ export const installVhsHooks = (
             const url = response.responseURL
             if (
               refresher &&
-              retries++ < 2 &&
+              retries++ < MAX_RECOVERY_RETRIES &&
               !response.aborted &&
-              isTokenError(response.status) &&
+              isTokenRejection(response.status) &&
               refresher.recover(url)
             ) {
               refresher.prepare(url).then(() => {

@@ -1,0 +1,177 @@
+// Native HLS (Chromium's built-in player, as on Safari) protected by the service worker: a plain
+// <video src=master.m3u8> with no request hooks survives every expiry, a worker the browser
+// stops, backend failures, a frozen tab, and two tabs of two videos.
+import {
+  demoUrl,
+  expect,
+  probe,
+  type TrafficLog,
+  test,
+  waitForPlayback,
+  watchPlayback,
+} from '../support/demo.ts'
+
+const LIFETIME = 20
+const LEAD = 6
+const native = 'native' as const
+
+/** What reached the CDN carried no rejected token, and nothing rejected reached the element. */
+const clean = (traffic: TrafficLog) => {
+  expect(traffic.rejected()).toEqual([])
+  expect(traffic.sent.filter((entry) => entry.status !== 200)).toEqual([])
+}
+
+for (const type of ['vod', 'live'] as const)
+  test(`native + service worker, ${type}: playback outlives 3 expiries`, async ({
+    page,
+    traffic,
+  }) => {
+    await page.goto(demoUrl({ player: native, type, expire: LIFETIME, lead: LEAD }))
+    await waitForPlayback(page, native)
+    expect((await probe(page, native)).mode).toBe('service-worker')
+    const run = await watchPlayback(page, native, 72_000)
+
+    expect(run.advanced).toBeGreaterThan(65)
+    expect(run.longestStallMs).toBeLessThanOrEqual(1000)
+    clean(traffic)
+    const state = await probe(page, native)
+    expect(state.fatal).toEqual([])
+    expect(state.refreshCount).toBeGreaterThanOrEqual(3)
+    // the worker moved the element's requests: what reached the CDN late carries fresh tokens
+    const [, first] = traffic.tokens
+    const late = traffic.sent.filter((entry) => entry.at > (first?.expires ?? 0) * 1000)
+    expect(late.length).toBeGreaterThan(3)
+    expect(late.every((entry) => entry.token !== first?.token)).toBe(true)
+    const elapsed = (Date.now() - (first?.at ?? 0)) / 1000
+    const expected = 1 + Math.floor(elapsed / (LIFETIME - LEAD))
+    expect(Math.abs(traffic.tokens.length - 1 - expected)).toBeLessThanOrEqual(1)
+  })
+
+test('native + service worker: the browser stops the worker twice, playback goes on', async ({
+  page,
+  traffic,
+}) => {
+  await page.goto(demoUrl({ player: native, type: 'live', expire: LIFETIME, lead: LEAD }))
+  await waitForPlayback(page, native)
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('ServiceWorker.enable')
+  const stops: number[] = []
+  const watching = watchPlayback(page, native, 45_000)
+  for (const delay of [8000, 17_000]) {
+    await page.waitForTimeout(delay)
+    await cdp.send('ServiceWorker.stopAllWorkers')
+    stops.push(Date.now())
+  }
+  const run = await watching
+  expect(run.advanced).toBeGreaterThan(38)
+  expect(run.longestStallMs).toBeLessThanOrEqual(1000)
+  clean(traffic)
+  // requests after each restart still went out on a live token, the first one long expired
+  const [, first] = traffic.tokens
+  const afterStops = traffic.sent.filter((entry) => entry.at > (stops[1] ?? 0))
+  expect(afterStops.length).toBeGreaterThan(3)
+  expect(afterStops.every((entry) => entry.token !== first?.token)).toBe(true)
+})
+
+test('native + service worker: three failed refreshes inside the lead do not stall playback', async ({
+  page,
+  traffic,
+}) => {
+  let calls = 0
+  await page.route(/:\d+\/token\?/, async (route) => {
+    calls++
+    // 1: the page finds the CDN; 2: the first token; 3–5: the first refresh fails three times
+    if (calls === 3 || calls === 4)
+      return route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: '{"error":"injected failure"}',
+      })
+    if (calls === 5) return route.abort('connectionreset')
+    return route.continue()
+  })
+  await page.goto(demoUrl({ player: native, type: 'live', expire: LIFETIME, lead: LEAD }))
+  await waitForPlayback(page, native)
+  const run = await watchPlayback(page, native, 35_000)
+  expect(calls).toBeGreaterThanOrEqual(6)
+  expect(run.longestStallMs).toBeLessThanOrEqual(1000)
+  clean(traffic)
+  const state = await probe(page, native)
+  expect(state.errors).toHaveLength(3)
+  expect(state.fatal).toEqual([])
+  expect(state.refreshCount).toBeGreaterThanOrEqual(2)
+})
+
+test('native + service worker: the tab is frozen for 25 s (longer than the token lives)', async ({
+  page,
+  traffic,
+}) => {
+  await page.goto(demoUrl({ player: native, type: 'live', expire: LIFETIME, lead: LEAD }))
+  await waitForPlayback(page, native)
+  const [, first] = traffic.tokens
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('Page.setWebLifecycleState', { state: 'frozen' })
+  await page.waitForTimeout(25_000)
+  const thawedAt = Date.now()
+  await cdp.send('Page.setWebLifecycleState', { state: 'active' })
+  const run = await watchPlayback(page, native, 20_000)
+  expect(run.advanced).toBeGreaterThan(10)
+  expect((await probe(page, native)).fatal).toEqual([])
+  const later = traffic.sent.filter((entry) => entry.at > thawedAt + 5000)
+  expect(later.length).toBeGreaterThan(0)
+  expect(later.every((entry) => entry.status === 200 && entry.token !== first?.token)).toBe(true)
+})
+
+test('native + service worker: two tabs play two videos, each on its own tokens', async ({
+  page,
+  context,
+}) => {
+  const second = await context.newPage()
+  const seen: Record<string, Set<string>> = { demo: new Set(), other: new Set() }
+  const rejected: string[] = []
+  context.on('response', (response) => {
+    const match = /\/(?:videos|cmaf)\/12345_(demo|other)\/([^/]+)\//.exec(response.url())
+    if (!match || !response.request().serviceWorker()) return
+    seen[match[1] as string]?.add(match[2] as string)
+    if (response.status() !== 200) rejected.push(`${response.status()} ${response.url()}`)
+  })
+  await page.goto(demoUrl({ player: native, type: 'live', expire: LIFETIME, lead: LEAD }))
+  await second.goto(
+    demoUrl({ player: native, type: 'live', video: 'other', expire: LIFETIME, lead: LEAD }),
+  )
+  await Promise.all([waitForPlayback(page, native), waitForPlayback(second, native)])
+  const [a, b] = await Promise.all([
+    watchPlayback(page, native, 40_000),
+    watchPlayback(second, native, 40_000),
+  ])
+  expect(a.advanced).toBeGreaterThan(33)
+  expect(b.advanced).toBeGreaterThan(33)
+  expect(Math.max(a.longestStallMs, b.longestStallMs)).toBeLessThanOrEqual(1000)
+  expect(rejected).toEqual([])
+  // each video went through several tokens (refreshes), none of them shared
+  expect(seen.demo?.size).toBeGreaterThanOrEqual(3)
+  expect(seen.other?.size).toBeGreaterThanOrEqual(3)
+  expect([...(seen.demo ?? [])].filter((token) => seen.other?.has(token))).toEqual([])
+})
+
+test('control: native playback without protection dies at the first expiry', async ({
+  page,
+  traffic,
+}) => {
+  await page.goto(demoUrl({ player: native, type: 'live', expire: LIFETIME, refresh: false }))
+  await waitForPlayback(page, native)
+  const [token] = traffic.tokens.slice(-1)
+  // the element's no-cors request gets 410 from the CDN; the page sees a failed load
+  await expect.poll(() => traffic.rejected().length, { timeout: 40_000 }).toBeGreaterThan(0)
+  expect(traffic.rejected()[0]?.at ?? 0).toBeGreaterThanOrEqual((token?.expires ?? 0) * 1000)
+  await expect
+    .poll(
+      async () => {
+        const before = (await probe(page, native)).time
+        await page.waitForTimeout(5000)
+        return (await probe(page, native)).time - before
+      },
+      { timeout: 45_000, intervals: [0] },
+    )
+    .toBe(0)
+})

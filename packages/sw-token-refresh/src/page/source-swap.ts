@@ -1,0 +1,255 @@
+import {
+  type Clock,
+  MAX_RECOVERY_RETRIES,
+  type TimerHandle,
+  type Timers,
+  type TokenRefresher,
+} from '@proj/token-refresh'
+
+/** One switch of the `<video>` to a fresh URL, as measured. */
+export interface SwapMeasurement {
+  /** `refresh`: planned, after a refresh; `rejected`: the element failed on its token. */
+  reason: 'refresh' | 'rejected'
+  live: boolean
+  /** From setting the new URL to `playing` again (ms); 0 when the element was paused. */
+  gapMs: number
+  /** VOD: how far the position moved across the swap (s); live: `undefined` (back to the edge). */
+  driftSeconds: number | undefined
+}
+
+/** Options of {@link SourceSwap}. */
+export interface SourceSwapOptions {
+  /** Swap at the latest this long before the playing URL's token expires (ms). Default 2000. */
+  marginMs?: number
+  /** Monotonic milliseconds for the gap (`performance.now`). */
+  now?: () => number
+  /** The wall clock the refresher uses (`Date.now`), and timers: injected for tests. */
+  clock?: Clock
+  timers?: Timers
+}
+
+interface Saved {
+  time: number
+  paused: boolean
+  rate: number
+  live: boolean
+  track: { kind: string; label: string; language: string } | undefined
+}
+
+const HAVE_FUTURE_DATA = 3
+
+/**
+ * The native fallback without a service worker: keeps a `<video>` that plays HLS natively
+ * (Safari, iPhones) on a valid token by switching it to the refresher's new URL and restoring
+ * its state: VOD position, paused/playing, rate, text track (volume and muted survive a source
+ * change); live goes back to the live edge.
+ *
+ * When it swaps: after each refresh, at once if the element is paused, waiting or failed
+ * (nothing to lose), else at the first pause or stall, at the latest `marginMs` before the
+ * playing URL's token expires. A playback error or a stall past the expiry triggers a refresh
+ * (the core's `recover`) and a swap at once, at most `MAX_RECOVERY_RETRIES` times in a row.
+ *
+ * Events: `swap` (`CustomEvent<SwapMeasurement>`), `error` when a rejected token cannot be
+ * recovered.
+ *
+ * @example
+ * ```ts
+ * const swap = new SourceSwap(video, refresher)
+ * swap.start() // sets video.src
+ * swap.addEventListener('swap', (event) => console.log(event.detail.gapMs))
+ * ```
+ */
+export class SourceSwap extends EventTarget {
+  /** Every swap so far, in order. */
+  readonly swaps: SwapMeasurement[] = []
+  #video: HTMLMediaElement
+  #refresher: TokenRefresher
+  #marginMs: number
+  #now: () => number
+  /** The URL the element plays and when its token expires (client clock, ms). */
+  #playingUrl = ''
+  #expiresAt = Number.POSITIVE_INFINITY
+  #due = false
+  #swapping = false
+  #timer: TimerHandle | undefined
+  #clock: Clock
+  #timers: Timers
+  #listening = false
+  /** What the viewer wants, from play/pause events outside swaps (a swap pauses the element). */
+  #wantsPlay = false
+  /** Swaps forced by failures since the element last played: bounded by the core's policy. */
+  #rejections = 0
+
+  constructor(video: HTMLMediaElement, refresher: TokenRefresher, options: SourceSwapOptions = {}) {
+    super()
+    this.#video = video
+    this.#refresher = refresher
+    this.#marginMs = options.marginMs ?? 2000
+    this.#now = options.now ?? (() => performance.now())
+    this.#clock = options.clock ?? Date
+    this.#timers = options.timers ?? {
+      set: (callback, ms) => setTimeout(callback, ms),
+      clear: (handle) => clearTimeout(handle),
+    }
+  }
+
+  /**
+   * Starts watching; with `setSource` (default) also points the element at the current URL,
+   * else takes the element's current source as what it plays.
+   */
+  start(setSource = true): void {
+    if (this.#listening) return
+    this.#listening = true
+    if (setSource) this.#video.src = this.#refresher.url
+    this.#playingUrl = this.#video.currentSrc || this.#video.src || this.#refresher.url
+    this.#expiresAt = this.#expiryOf(this.#playingUrl)
+    this.#wantsPlay = !this.#video.paused || this.#video.autoplay
+    this.#refresher.addEventListener('tokenrefreshed', this.#onRefresh)
+    for (const type of ['pause', 'waiting', 'stalled'] as const)
+      this.#video.addEventListener(type, this.#onIdle)
+    this.#video.addEventListener('play', this.#onPlay)
+    this.#video.addEventListener('error', this.#onError)
+  }
+
+  /** Stops watching; the element keeps playing what it plays. */
+  destroy(): void {
+    this.#listening = false
+    this.#clearTimer()
+    this.#refresher.removeEventListener('tokenrefreshed', this.#onRefresh)
+    for (const type of ['pause', 'waiting', 'stalled'] as const)
+      this.#video.removeEventListener(type, this.#onIdle)
+    this.#video.removeEventListener('play', this.#onPlay)
+    this.#video.removeEventListener('error', this.#onError)
+  }
+
+  /** Client-clock ms at which the token in `url` expires (its pair is on the server's clock). */
+  #expiryOf(url: string): number {
+    const match = /\/([1-9]\d{9,})(?=\/)/.exec(new URL(url, location.href).pathname)
+    if (!match) return Number.POSITIVE_INFINITY
+    return Number(match[1]) * 1000 - (this.#refresher.serverNow() - this.#clock.now())
+  }
+
+  #onRefresh = () => {
+    if (this.#refresher.url === this.#playingUrl) return
+    this.#due = true
+    const video = this.#video
+    if (video.error) return this.#swap('rejected')
+    if (video.paused || video.readyState < HAVE_FUTURE_DATA || video.ended)
+      return this.#swap('refresh')
+    this.#clearTimer()
+    const wait = this.#expiresAt - this.#marginMs - this.#clock.now()
+    this.#timer = this.#timers.set(() => this.#swap('refresh'), Math.max(0, wait))
+  }
+
+  #onPlay = () => {
+    if (!this.#swapping) this.#wantsPlay = true
+  }
+
+  #onIdle = (event: Event) => {
+    if (this.#swapping) return
+    if (event.type === 'pause') this.#wantsPlay = false
+    if (this.#due) this.#swap('refresh')
+    else if (this.#clock.now() >= this.#expiresAt) void this.#recover()
+  }
+
+  #onError = () => {
+    // a failed swap ends the swap; recovery below is bounded by the core (once per token)
+    this.#swapping = false
+    if (this.#due) this.#swap('rejected')
+    else void this.#recover()
+  }
+
+  /** The element failed or stalled on its token: one refresh through the core, then a swap. */
+  async #recover(): Promise<void> {
+    if (this.#rejections >= MAX_RECOVERY_RETRIES || !this.#refresher.recover(this.#playingUrl)) {
+      this.dispatchEvent(
+        new CustomEvent('error', {
+          detail: new Error('the CDN refused the token and no refresh can help'),
+        }),
+      )
+      return
+    }
+    await this.#refresher.prepare(this.#playingUrl)
+    if (this.#listening && this.#refresher.url !== this.#playingUrl) this.#swap('rejected')
+  }
+
+  #swap(reason: SwapMeasurement['reason']): void {
+    if (!this.#listening || this.#swapping) return
+    this.#clearTimer()
+    this.#due = false
+    if (reason === 'rejected') this.#rejections++
+    const video = this.#video
+    const saved = this.#save()
+    const started = this.#now()
+    this.#swapping = true
+    this.#playingUrl = this.#refresher.url
+    this.#expiresAt = this.#expiryOf(this.#playingUrl)
+    video.src = this.#playingUrl
+    // Before metadata this sets the default playback start position: the element loads the
+    // segment at the old position first instead of the first segment.
+    if (!saved.live) video.currentTime = saved.time
+    video.defaultPlaybackRate = saved.rate
+    video.playbackRate = saved.rate
+    const finish = (gapMs: number) => {
+      this.#swapping = false
+      this.#rejections = 0
+      const measurement: SwapMeasurement = {
+        reason,
+        live: saved.live,
+        gapMs,
+        driftSeconds: saved.live ? undefined : Math.abs(video.currentTime - saved.time),
+      }
+      this.swaps.push(measurement)
+      this.dispatchEvent(new CustomEvent('swap', { detail: measurement }))
+    }
+    video.addEventListener(
+      'loadedmetadata',
+      () => {
+        if (!saved.live && Math.abs(video.currentTime - saved.time) > 0.1)
+          video.currentTime = saved.time
+        video.playbackRate = saved.rate
+        this.#restoreTrack(saved.track)
+        if (saved.paused) finish(0)
+      },
+      { once: true },
+    )
+    if (!saved.paused) {
+      video.addEventListener('playing', () => finish(this.#now() - started), { once: true })
+      video.play().catch(() => undefined)
+    }
+  }
+
+  #clearTimer(): void {
+    if (this.#timer !== undefined) this.#timers.clear(this.#timer)
+    this.#timer = undefined
+  }
+
+  #save(): Saved {
+    const video = this.#video
+    const showing = [...video.textTracks].find((track) => track.mode === 'showing')
+    const live = video.duration === Number.POSITIVE_INFINITY
+    return {
+      time: video.currentTime,
+      paused: !this.#wantsPlay,
+      rate: video.playbackRate,
+      live,
+      track: showing && { kind: showing.kind, label: showing.label, language: showing.language },
+    }
+  }
+
+  #restoreTrack(track: Saved['track']): void {
+    if (!track) return
+    const apply = () => {
+      const match = [...this.#video.textTracks].find(
+        (candidate) =>
+          candidate.kind === track.kind &&
+          candidate.label === track.label &&
+          candidate.language === track.language,
+      )
+      if (match) match.mode = 'showing'
+      return Boolean(match)
+    }
+    // native HLS announces subtitle tracks after the metadata, sometimes
+    if (!apply()) this.#video.textTracks.addEventListener('addtrack', apply, { once: true })
+  }
+}

@@ -1,0 +1,142 @@
+// Test wiring shared by the worker and page tests: a real RequestRewriter and real page
+// connections (TokenRefreshWorker) joined by in-memory message passing, and a fake CDN fetch
+// that checks pairs like the CDN does (403 unknown, 410 expired). Not exported by the package.
+import { findTokenPair } from '@proj/signing/url'
+import { TokenRefresher } from '@proj/token-refresh'
+import { type FakeTime, fakeTokenBackend } from '@proj/token-refresh/testing'
+import { TokenRefreshWorker, type WorkerContainer } from './page/worker-connection.ts'
+import type { MessageTarget } from './protocol.ts'
+import { memoryStore, type RecordStore } from './worker/record-store.ts'
+import { RequestRewriter } from './worker/request-rewriter.ts'
+
+export interface Sent {
+  url: string
+  init: RequestInit | undefined
+  status: number
+}
+
+/** A CDN as a `fetch`: accepts what `issue` registered, on the test's clock. */
+export const fakeCdn = (time: FakeTime) => {
+  const issued = new Map<string, number>()
+  const revoked = new Set<string>()
+  const sent: Sent[] = []
+  let rejecting = false
+  let corsRefused = false
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = input instanceof Request ? input.url : String(input)
+    if (corsRefused && init?.mode === 'cors') throw new TypeError('Failed to fetch (CORS)')
+    const pair = findTokenPair(url)
+    let status = 200
+    if (!pair || rejecting || issued.get(pair.token) !== pair.expires) status = 403
+    else if (revoked.has(pair.token) || time.clock.now() >= pair.expires * 1000) status = 410
+    sent.push({ url, init, status })
+    return new Response(status === 200 ? 'media' : null, { status })
+  }
+  return {
+    fetch,
+    sent,
+    issue: (token: string, expires: number) => issued.set(token, expires),
+    revoke: (token: string) => revoked.add(token),
+    rejectAll: () => {
+      rejecting = true
+    },
+    refuseCors: () => {
+      corsRefused = true
+    },
+  }
+}
+
+/** A page (tab): its refreshers and its connection, reachable by the worker as a client. */
+export interface FakePage extends MessageTarget {
+  id: string
+  connection: TokenRefreshWorker
+  /** While `true` the page does not answer (a frozen tab). */
+  frozen: boolean
+  open(video: string, options?: { ipBound?: boolean }): Promise<TokenRefresher>
+}
+
+/** Joins pages and one worker; `restart()` replaces the worker as the browser does. */
+export const fakeWorld = (time: FakeTime, options: { store?: RecordStore } = {}) => {
+  const cdn = fakeCdn(time)
+  const store = options.store ?? memoryStore()
+  const pages = new Map<string, FakePage>()
+  const makeWorker = () =>
+    new RequestRewriter({
+      clients: {
+        get: async (id) => pages.get(id),
+        matchAll: async () => [...pages.values()],
+      },
+      store,
+      fetch: cdn.fetch,
+      now: time.clock.now,
+      askTimeoutMs: 50,
+      refreshTimeoutMs: 200,
+    })
+  const world = {
+    cdn,
+    store,
+    pages,
+    worker: makeWorker(),
+    restart() {
+      world.worker = makeWorker()
+    },
+    page(id: string): FakePage {
+      const handlers = new Set<(event: Event) => void>()
+      const container = {
+        get controller() {
+          return {
+            postMessage: (message: unknown, transfer: Transferable[]) =>
+              void world.worker.receive(message as never, id, transfer[0] as MessagePort),
+          }
+        },
+        addEventListener: (type: string, handler: (event: Event) => void) => {
+          if (type === 'message') handlers.add(handler)
+        },
+        removeEventListener: (_: string, handler: (event: Event) => void) =>
+          handlers.delete(handler),
+        startMessages: () => undefined,
+      } as unknown as WorkerContainer
+      const page: FakePage = {
+        id,
+        frozen: false,
+        connection: new TokenRefreshWorker(container),
+        postMessage(message, transfer) {
+          if (page.frozen) return
+          for (const handler of handlers)
+            handler({ data: message, ports: transfer } as unknown as Event)
+        },
+        async open(video, { ipBound = false } = {}) {
+          const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20, video })
+          const refresher = await TokenRefresher.create({
+            getToken: async () => {
+              const record = await backend.getToken()
+              cdn.issue(record.token, record.expires)
+              cdn.issue(record.token_ip, record.expires)
+              return record
+            },
+            refreshLeadSeconds: 6,
+            ipBound,
+            clock: time.clock,
+            timers: time.timers,
+            visibility: null,
+            onError: () => undefined,
+          })
+          await page.connection.protect(refresher)
+          return refresher
+        },
+      }
+      pages.set(id, page)
+      return page
+    },
+  }
+  return world
+}
+
+/** A `<video>`'s request for `url` (native playback: no-cors, cookies, a Range header). */
+export const mediaRequest = (url: string, init: RequestInit = {}) =>
+  new Request(url, {
+    mode: 'no-cors',
+    credentials: 'include',
+    headers: { range: 'bytes=0-' },
+    ...init,
+  })

@@ -1,0 +1,7 @@
+export { type InstallOptions, installTokenRefreshWorker } from './install.ts'
+export { cacheStore, memoryStore, type RecordStore } from './record-store.ts'
+export {
+  RequestRewriter,
+  type RequestRewriterOptions,
+  type WorkerClients,
+} from './request-rewriter.ts'

@@ -1,0 +1,182 @@
+import { fakeTime } from '@proj/token-refresh/testing'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { fakeWorld, mediaRequest } from '../test-harness.ts'
+import { memoryStore } from './record-store.ts'
+
+let time: ReturnType<typeof fakeTime>
+let world: ReturnType<typeof fakeWorld>
+
+beforeEach(() => {
+  time = fakeTime()
+  world = fakeWorld(time)
+})
+
+/** What the worker answers for `url`, and the URLs it really sent. */
+const play = async (url: string, clientId = 'tab-1', init?: RequestInit) => {
+  const before = world.cdn.sent.length
+  const pending = world.worker.handle(mediaRequest(url, init), clientId)
+  const response = await pending
+  return {
+    handled: pending !== undefined,
+    status: response?.status,
+    sent: world.cdn.sent
+      .slice(before)
+      .map((entry) => `${new URL(entry.url).pathname} ${entry.status}`),
+    init: world.cdn.sent.at(-1)?.init,
+  }
+}
+
+describe('RequestRewriter', () => {
+  it('moves a request resolved under an older token onto the current pair, keeping Range', async () => {
+    const refresher = await world.page('tab-1').open('12345_demo')
+    const first = refresher.url
+    await time.advance(14_000) // refreshed once: token 2
+    const result = await play(new URL('v0/seg_003.ts', first).href)
+    expect(result.status).toBe(200)
+    expect(result.sent).toEqual([
+      `/videos/12345_demo/tok0002plain/${refresher.record.expires}/v0/seg_003.ts 200`,
+    ])
+    const headers = new Headers(result.init?.headers)
+    expect(headers.get('range')).toBe('bytes=0-')
+    // opaque answers hide 403/410: sent in cors mode, without cookies (ACAO: * forbids them)
+    expect(result.init).toMatchObject({ mode: 'cors', credentials: 'same-origin', method: 'GET' })
+  })
+
+  it('leaves alone what is not a protected video', async () => {
+    await world.page('tab-1').open('12345_demo')
+    expect(
+      world.worker.handle(mediaRequest('https://cdn.test/videos/12345_demo/master.m3u8'), 'tab-1'),
+    ).toBeUndefined()
+    expect(
+      world.worker.handle(
+        new Request('https://cdn.test/videos/12345_demo/tok0001plain/1795348800/x', {
+          method: 'POST',
+        }),
+        'tab-1',
+      ),
+    ).toBeUndefined()
+    // another video on the same host: passed through unchanged
+    const other = await play('https://cdn.test/videos/12345_other/abcdefgh/1795348800/master.m3u8')
+    expect(other.sent).toEqual(['/videos/12345_other/abcdefgh/1795348800/master.m3u8 403'])
+    expect(other.init).toBeUndefined()
+  })
+
+  it('after a restart reads the persisted record before any page answers', async () => {
+    const page = world.page('tab-1')
+    const refresher = await page.open('12345_demo')
+    await time.advance(14_000)
+    page.frozen = true // the page cannot answer: only the stored copy can help
+    world.restart()
+    const result = await play(
+      new URL('v1/index.m3u8', refresher.url.replace('tok0002', 'tok0001')).href,
+    )
+    expect(result.status).toBe(200)
+    expect(result.sent[0]).toContain('/tok0002plain/')
+  })
+
+  it('after a restart without a stored copy asks the page instead of letting a stale pair through', async () => {
+    world = fakeWorld(time, { store: { load: async () => [], save: async () => undefined } })
+    const refresher = await world.page('tab-1').open('12345_demo')
+    const first = refresher.url
+    await time.advance(14_000)
+    world.restart()
+    const result = await play(new URL('v0/index.m3u8', first).href)
+    expect(result.sent).toEqual([
+      `/videos/12345_demo/tok0002plain/${refresher.record.expires}/v0/index.m3u8 200`,
+    ])
+  })
+
+  it('with no state and no page that knows the video, sends the request unchanged', async () => {
+    world = fakeWorld(time, { store: memoryStore() })
+    await world.page('tab-1').open('12345_other')
+    const url = 'https://cdn.test/videos/12345_demo/tok0001plain/1795348800/master.m3u8'
+    const result = await play(url)
+    expect(result.sent).toEqual(['/videos/12345_demo/tok0001plain/1795348800/master.m3u8 403'])
+  })
+
+  it.each([403, 410] as const)(
+    'recovers a %i: the page refreshes once and the worker retries once',
+    async (status) => {
+      const refresher = await world.page('tab-1').open('12345_demo')
+      const url = new URL('v0/seg_000.ts', refresher.url).href
+      if (status === 410) world.cdn.revoke('tok0001plain')
+      else world.cdn.issue('tok0001plain', 1) // the CDN no longer accepts token 1
+      const result = await play(url)
+      expect(result.status).toBe(200)
+      expect(result.sent).toHaveLength(2)
+      expect(result.sent[1]).toContain('/tok0002plain/')
+      expect(refresher.refreshCount).toBe(1)
+    },
+  )
+
+  it('never loops when the CDN rejects every token: one retry, then the 403', async () => {
+    const refresher = await world.page('tab-1').open('12345_demo')
+    world.cdn.rejectAll()
+    const first = await play(new URL('v0/seg_000.ts', refresher.url).href)
+    expect(first.status).toBe(403)
+    expect(first.sent).toHaveLength(2)
+    expect(refresher.refreshCount).toBe(1)
+  })
+
+  it.each([
+    ['inside the lead window', 15_000],
+    ['after the expiry (a laptop waking up)', 60_000],
+  ])('a request %s waits for the page to refresh first', async (_, sleptMs) => {
+    const refresher = await world.page('tab-1').open('12345_demo')
+    time.jump(sleptMs) // no timer ran (throttled tab, sleep)
+    const result = await play(new URL('v0/seg_005.ts', refresher.url).href)
+    expect(result.sent).toEqual([
+      `/videos/12345_demo/tok0002plain/${refresher.record.expires}/v0/seg_005.ts 200`,
+    ])
+  })
+
+  it('a frozen page does not hold requests: bounded wait, then the current pair', async () => {
+    const page = world.page('tab-1')
+    const refresher = await page.open('12345_demo')
+    time.jump(15_000)
+    page.frozen = true
+    const started = Date.now()
+    const result = await play(new URL('v0/seg_005.ts', refresher.url).href)
+    expect(Date.now() - started).toBeLessThan(1000)
+    expect(result.sent[0]).toContain('/tok0001plain/')
+    expect(result.status).toBe(200) // still valid: 15 of 20 seconds
+  })
+
+  it('keeps two videos of two tabs apart, and the newest record of one video wins', async () => {
+    const demo = await world.page('tab-1').open('12345_demo')
+    const other = await world.page('tab-2').open('12345_other')
+    const a = await play(new URL('v0/seg_000.ts', demo.url).href, 'tab-1')
+    const b = await play(new URL('v0/seg_000.ts', other.url).href, 'tab-2')
+    expect(a.sent[0]).toContain('/12345_demo/tok0001plain/')
+    expect(b.sent[0]).toContain('/12345_other/tok0001plain/')
+    await time.advance(3000)
+    const again = await world.page('tab-3').open('12345_demo') // later, so a later expiry
+    const c = await play(new URL('v0/seg_001.ts', demo.url).href, 'tab-1')
+    expect(c.sent[0]).toContain(`/tok0001plain/${again.record.expires}/`)
+  })
+
+  it('moves IP-bound playback onto the IP host and token', async () => {
+    const refresher = await world.page('tab-1').open('12345_demo', { ipBound: true })
+    const result = await play(new URL('v0/seg_000.ts', refresher.record.url).href)
+    expect(world.cdn.sent.at(-1)?.url).toBe(new URL('v0/seg_000.ts', refresher.record.url_ip).href)
+    expect(result.status).toBe(200)
+  })
+
+  it("falls back to the request's own mode when the CDN refuses CORS", async () => {
+    const refresher = await world.page('tab-1').open('12345_demo')
+    world.cdn.refuseCors()
+    const result = await play(new URL('v0/seg_000.ts', refresher.url).href)
+    expect(result.init).toMatchObject({ mode: 'no-cors', credentials: 'include' })
+    const next = await play(new URL('v0/seg_001.ts', refresher.url).href)
+    expect(next.sent).toHaveLength(1) // remembered: no second cors attempt
+  })
+
+  it("counts what it moved, for the page's detection", async () => {
+    const page = world.page('tab-1')
+    const refresher = await page.open('12345_demo')
+    await play(refresher.url)
+    await play(new URL('v0/seg_000.ts', refresher.url).href)
+    await play(new URL('v0/key.bin', refresher.url).href)
+    expect(await page.connection.seen(refresher.url)).toEqual({ playlists: 1, media: 2 })
+  })
+})

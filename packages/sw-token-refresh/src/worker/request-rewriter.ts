@@ -1,0 +1,278 @@
+import { findTokenPair, TOKEN_PAIR_PATTERN } from '@proj/signing/url'
+import { isTokenRejection, urlRewriter } from '@proj/token-refresh'
+import {
+  type Answer,
+  ask,
+  isPlaylist,
+  type MessageTarget,
+  type PageMessage,
+  type RecordEntry,
+  type Seen,
+} from '../protocol.ts'
+import type { RecordStore } from './record-store.ts'
+
+/** The worker's view of its pages (`self.clients` in a service worker). */
+export interface WorkerClients {
+  get(id: string): Promise<MessageTarget | undefined>
+  /** The window clients in the worker's scope. */
+  matchAll(): Promise<readonly MessageTarget[]>
+}
+
+/** Options of {@link RequestRewriter}: everything it touches is injected. */
+export interface RequestRewriterOptions {
+  clients: WorkerClients
+  /** A copy of the records that survives a restart of the worker. */
+  store?: RecordStore
+  fetch?: typeof fetch
+  now?: () => number
+  /** How long a request waits for a page to say which records it holds (ms). Default 1000. */
+  askTimeoutMs?: number
+  /** How long a request waits for a page's refresh (ms). Default 8000. */
+  refreshTimeoutMs?: number
+}
+
+interface Slot {
+  entry: RecordEntry
+  rewrite: (url: string) => string | undefined
+  /** The page that pushed the record: the one asked to refresh it. */
+  clientId: string
+  seen: Seen
+  /** One question per video at a time: concurrent requests share it. */
+  asking?: Promise<Slot | undefined> | undefined
+  /** After a page did not answer, requests stop asking it until then (ms). */
+  quietUntil: number
+}
+
+// Pages that said they protect no video of a host+path stay unasked for this long (ms).
+const UNOWNED_MS = 5000
+
+const scopeKey = (url: string): string => {
+  const parsed = new URL(url)
+  const index = parsed.pathname.search(TOKEN_PAIR_PATTERN)
+  return parsed.host + parsed.pathname.slice(0, index)
+}
+
+/**
+ * The service worker's logic, free of the service-worker globals so tests can drive it: moves
+ * each request of a protected video onto the current `{token}/{expires}` pair and host (the
+ * core's rewrite rules), keeping method, headers (`Range`), credentials and the abort signal.
+ *
+ * - Records come from pages (`token-refresh:record`); the newest per video wins (several tabs).
+ * - A request for a tokenised URL that matches no record (the worker was restarted) first reads
+ *   the persisted copy, then asks the pages, and only then goes out unchanged.
+ * - Inside the lead window the owning page is asked to refresh first (bounded wait).
+ * - A request already on a newer pair than the worker's (a player with hooks) goes out as is.
+ * - A 403/410 answer asks the page to recover (the core's `recover`) and retries once.
+ * - It stores no media and touches no request without a token pair of a known video.
+ *
+ * Cross-origin media requests of a `<video>` are `no-cors`, whose answers are opaque (status 0):
+ * the worker sends them in `cors` mode without cookies so it can see a 403/410. A CDN that does
+ * not allow CORS falls back to the request's own mode (then no recovery) after one failure.
+ *
+ * @example
+ * ```ts
+ * const rewriter = new RequestRewriter({ clients: { get: (id) => self.clients.get(id), matchAll: () => self.clients.matchAll() } })
+ * self.addEventListener('fetch', (event) => {
+ *   const response = rewriter.handle(event.request, event.clientId)
+ *   if (response) event.respondWith(response)
+ * })
+ * ```
+ */
+export class RequestRewriter {
+  #slots = new Map<string, Slot>()
+  #unowned = new Map<string, number>()
+  #opaqueOrigins = new Set<string>()
+  #restored: Promise<void> | undefined
+  #options: Required<Omit<RequestRewriterOptions, 'store'>> & { store: RecordStore | undefined }
+
+  constructor(options: RequestRewriterOptions) {
+    this.#options = {
+      fetch: (input, init) => fetch(input, init),
+      now: () => Date.now(),
+      askTimeoutMs: 1000,
+      refreshTimeoutMs: 8000,
+      store: undefined,
+      ...options,
+    }
+  }
+
+  /**
+   * The response for `request`, or `undefined` when the worker leaves it alone (not a GET/HEAD,
+   * or no `{token}/{expires}` pair in its URL).
+   */
+  handle(request: Request, clientId: string): Promise<Response> | undefined {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
+    if (!findTokenPair(request.url)) return undefined
+    return this.#respond(request, clientId)
+  }
+
+  /**
+   * Takes a page's message; resolves with the reply for `seen` (also posted on `port`).
+   */
+  async receive(message: PageMessage, clientId: string, port?: MessagePort): Promise<void> {
+    let reply: unknown = true
+    if (message.kind === 'token-refresh:record') this.#accept(message.entry, clientId)
+    else if (message.kind === 'token-refresh:forget') {
+      for (const [key, slot] of this.#slots) if (slot.rewrite(message.url)) this.#slots.delete(key)
+    } else if (message.kind === 'token-refresh:seen') {
+      reply = { playlists: 0, media: 0 }
+      for (const slot of this.#slots.values()) if (slot.rewrite(message.url)) reply = slot.seen
+    }
+    port?.postMessage(reply)
+    if (message.kind === 'token-refresh:record' || message.kind === 'token-refresh:forget')
+      await this.#persist()
+  }
+
+  async #respond(request: Request, clientId: string): Promise<Response> {
+    let slot = await this.#slotFor(request.url, clientId)
+    if (!slot) return this.#options.fetch(request)
+    if (this.#options.now() >= slot.entry.staleAt && this.#options.now() >= slot.quietUntil)
+      slot =
+        (await this.#askOwner(
+          slot,
+          { kind: 'token-refresh:prepare', url: request.url },
+          clientId,
+        )) ?? slot
+    // A sender with a newer pair than the worker's (a player with its own hooks) knows better:
+    // never move a request onto an older token.
+    if ((findTokenPair(request.url)?.expires ?? 0) > slot.entry.record.expires)
+      return this.#options.fetch(request)
+    const target = slot.rewrite(request.url) ?? request.url
+    if (isPlaylist(target)) slot.seen.playlists++
+    else slot.seen.media++
+    const response = await this.#send(request, target)
+    if (!isTokenRejection(response.status)) return response
+    const fresh = await this.#askOwner(
+      slot,
+      { kind: 'token-refresh:recover', url: target },
+      clientId,
+    )
+    const retry = fresh?.rewrite(request.url)
+    if (!retry || retry === target) return response
+    return this.#send(request, retry)
+  }
+
+  #find(url: string, clientId: string): Slot | undefined {
+    let found: Slot | undefined
+    for (const slot of this.#slots.values())
+      if (slot.rewrite(url) && (!found || slot.clientId === clientId)) found = slot
+    return found
+  }
+
+  async #slotFor(url: string, clientId: string): Promise<Slot | undefined> {
+    const known = this.#find(url, clientId)
+    if (known) return known
+    this.#restored ??= this.#restore()
+    await this.#restored
+    const restored = this.#find(url, clientId)
+    if (restored) return restored
+    const key = scopeKey(url)
+    if ((this.#unowned.get(key) ?? 0) > this.#options.now()) return undefined
+    const clients = await this.#options.clients.matchAll()
+    const answers = await Promise.all(
+      clients.map(async (client) => ({
+        client,
+        answer: await ask<Answer>(
+          client,
+          { kind: 'token-refresh:records' },
+          this.#options.askTimeoutMs,
+        ),
+      })),
+    )
+    for (const { client, answer } of answers)
+      for (const entry of answer?.entries ?? [])
+        this.#accept(entry, (client as { id?: string }).id ?? '')
+    const found = this.#find(url, clientId)
+    if (found) void this.#persist()
+    else this.#unowned.set(key, this.#options.now() + UNOWNED_MS)
+    return found
+  }
+
+  /** Asks the page that owns `slot` (or the requesting one) and takes the record it answers. */
+  #askOwner(
+    slot: Slot,
+    question: { kind: 'token-refresh:prepare' | 'token-refresh:recover'; url: string },
+    clientId: string,
+  ): Promise<Slot | undefined> {
+    // prepare questions are shared; a recover is about one URL and always asked
+    if (question.kind === 'token-refresh:prepare' && slot.asking) return slot.asking
+    const asking = (async () => {
+      const client =
+        (await this.#options.clients.get(slot.clientId)) ??
+        (await this.#options.clients.get(clientId))
+      const answer = client
+        ? await ask<Answer>(client, question, this.#options.refreshTimeoutMs)
+        : undefined
+      const [entry] = answer?.entries ?? []
+      if (!entry) {
+        slot.quietUntil = this.#options.now() + 2000
+        return undefined
+      }
+      const updated = this.#accept(entry, slot.clientId)
+      void this.#persist()
+      return question.kind === 'token-refresh:recover' && !answer?.retry ? undefined : updated
+    })()
+    if (question.kind === 'token-refresh:prepare') {
+      slot.asking = asking
+      void asking.finally(() => {
+        slot.asking = undefined
+      })
+    }
+    return asking
+  }
+
+  #accept(entry: RecordEntry, clientId: string): Slot {
+    const rewrite = urlRewriter(entry.record, entry.ipBound)
+    const key = `${scopeKey(entry.record.url)} ${entry.ipBound}`
+    const existing = this.#slots.get(key)
+    this.#unowned.delete(scopeKey(entry.record.url))
+    this.#unowned.delete(scopeKey(entry.record.url_ip))
+    if (existing && existing.entry.record.expires > entry.record.expires) return existing
+    const slot: Slot = {
+      entry,
+      rewrite,
+      clientId: clientId || existing?.clientId || '',
+      seen: existing?.seen ?? { playlists: 0, media: 0 },
+      quietUntil: 0,
+    }
+    this.#slots.set(key, slot)
+    return slot
+  }
+
+  async #restore(): Promise<void> {
+    for (const entry of (await this.#options.store?.load()) ?? []) this.#accept(entry, '')
+  }
+
+  async #persist(): Promise<void> {
+    // records whose token died an hour ago help no restart
+    const horizon = this.#options.now() / 1000 - 3600
+    const entries = [...this.#slots.values()]
+      .map((slot) => slot.entry)
+      .filter((entry) => entry.record.expires > horizon)
+    await this.#options.store?.save(entries)
+  }
+
+  async #send(request: Request, url: string): Promise<Response> {
+    const origin = new URL(url).origin
+    const own: RequestInit = {
+      method: request.method,
+      headers: request.headers,
+      mode: request.mode === 'navigate' ? 'same-origin' : request.mode,
+      credentials: request.credentials,
+      redirect: request.redirect,
+      signal: request.signal,
+      ...(request.cache === 'only-if-cached' ? {} : { cache: request.cache }),
+    }
+    if (own.mode !== 'no-cors' || this.#opaqueOrigins.has(origin))
+      return this.#options.fetch(url, own)
+    try {
+      // ACAO: * (what CDNs send) does not allow cookies; tokens carry the authorisation.
+      return await this.#options.fetch(url, { ...own, mode: 'cors', credentials: 'same-origin' })
+    } catch (error) {
+      if (request.signal.aborted) throw error
+      const response = await this.#options.fetch(url, own)
+      this.#opaqueOrigins.add(origin)
+      return response
+    }
+  }
+}
