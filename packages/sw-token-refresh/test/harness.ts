@@ -4,10 +4,10 @@
 import { findTokenPair } from '@proj/signing/url'
 import { TokenRefresher } from '@proj/token-refresh'
 import { type FakeTime, fakeTokenBackend } from '@proj/token-refresh/testing'
-import { TokenRefreshWorker, type WorkerContainer } from './page/worker-connection.ts'
-import type { MessageTarget } from './protocol.ts'
-import { memoryStore, type RecordStore } from './worker/record-store.ts'
-import { RequestRewriter } from './worker/request-rewriter.ts'
+import { TokenRefreshWorker, type WorkerContainer } from '../src/page/worker-connection.ts'
+import type { MessageTarget } from '../src/protocol.ts'
+import { memoryStore, type RecordStore } from '../src/worker/record-store.ts'
+import { RequestRewriter } from '../src/worker/request-rewriter.ts'
 
 export interface Sent {
   url: string
