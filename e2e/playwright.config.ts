@@ -42,5 +42,11 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
   },
+  // Swap gaps are timing measurements: they run last, by themselves (both swap tests side by
+  // side), so the other browser's work does not land in the figures.
+  projects: [
+    { name: 'scenarios', testIgnore: /native-swap\.spec\.ts/ },
+    { name: 'timing', testMatch: /native-swap\.spec\.ts/, dependencies: ['scenarios'] },
+  ],
   webServer: webServers(),
 })

@@ -5,6 +5,7 @@ import { ensureSystemDeps } from './system-deps.mjs'
 import { resetReports, summarize } from './test-summary.mjs'
 
 const steps = [
+  ['layering', ['run', 'check:layering']],
   ['lint', ['run', 'lint']],
   ['typecheck', ['-r', 'run', 'typecheck']],
   ['tests', ['-r', 'run', 'test']],

@@ -117,6 +117,18 @@ describe('Prefer', () => {
     })
   })
 
+  it('never answers before authentication: no credential is a 401, at once', async () => {
+    const anonymous = await call('/cloud/v1/availablenetworks/1/1', {
+      headers: { prefer: 'code=200' },
+    })
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.headers.get('preference-applied')).toBeNull()
+    const started = Date.now()
+    const delayed = await call('/waap/v1/domains', { headers: { prefer: 'delay=2000' } })
+    expect(delayed.status).toBe(401)
+    expect(Date.now() - started).toBeLessThan(1500)
+  })
+
   it('waits for delay= before answering', async () => {
     const started = Date.now()
     expect(

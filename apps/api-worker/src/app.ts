@@ -10,6 +10,7 @@ import { edge } from './edge/index.ts'
 import type { ApiEnv } from './env.ts'
 import { ApiError, renderError } from './errors.ts'
 import { iam } from './iam/index.ts'
+import { allowedMethods } from './lib/allowed-methods.ts'
 import { validationHook } from './lib/validation.ts'
 import { journal, preferScenario, requestId } from './scenario.ts'
 import { loadDataset } from './state/index.ts'
@@ -46,9 +47,22 @@ export const createApiApp = () => {
     console.error('api-worker: unexpected error', err)
     return renderError(c, new ApiError(500, 'Internal server error.'))
   })
-  app.notFound((c) =>
-    renderError(c, new ApiError(404, `No route for ${c.req.method} ${c.req.path}`)),
-  )
+  app.notFound((c) => {
+    const allow = allowedMethods(app.routes, c.req.path)
+    if (allow.length === 0)
+      return renderError(c, new ApiError(404, `No route for ${c.req.method} ${c.req.path}`))
+    return renderError(
+      c,
+      new ApiError(
+        405,
+        `Method ${c.req.method} is not allowed here: use ${allow.join(', ')}.`,
+        undefined,
+        {
+          Allow: allow.join(', '),
+        },
+      ),
+    )
+  })
   app.openAPIRegistry.registerComponent('securitySchemes', 'APIKey', {
     type: 'apiKey',
     in: 'header',
@@ -63,7 +77,8 @@ export const createApiApp = () => {
   })
   app.use(requestId, journal)
   app.route('/__admin', admin)
-  app.use(preferScenario, authenticate, loadDataset)
+  // authentication first: a scenario (Prefer) never answers, or delays, an unauthenticated call
+  app.use(authenticate, preferScenario, loadDataset)
   const routes = app
     .route('/billing', billing)
     .route('/cloud', cloud)

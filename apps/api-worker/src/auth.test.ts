@@ -82,6 +82,22 @@ describe('errors', () => {
     expect(edge.body).toEqual({ error: 'No route for GET /edge/v9/nothing' })
   })
 
+  it('answers a wrong method on an existing route with 405 and Allow, in the family shape', async () => {
+    const cloud = await api('/cloud/v1/availablenetworks/1/1', { method: 'DELETE' })
+    expect(cloud.status).toBe(405)
+    expect(cloud.headers.get('allow')).toBe('GET, HEAD')
+    expect(await cloud.json()).toMatchObject({ exception_class: 'MethodNotAllowed' })
+    const login = await api('/iam/auth/jwt/login', { method: 'GET', auth: null })
+    expect(login.status).toBe(405)
+    expect(login.headers.get('allow')).toBe('POST')
+    expect(await login.json()).toMatchObject({
+      errors: { non_field_errors: [expect.stringContaining('POST')] },
+    })
+    const edge = await api('/edge/v1/admin/apps', { method: 'PUT', auth: RESELLER })
+    expect(edge.status).toBe(405)
+    expect(await edge.json()).toEqual({ error: expect.stringContaining('use GET, HEAD') })
+  })
+
   it('echoes the request id header in the body', async () => {
     const res = await api('/cloud/v1/availablenetworks/1/1?limit=0')
     const body = await res.json<{ request_id: string }>()

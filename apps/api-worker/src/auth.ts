@@ -1,5 +1,6 @@
 import { verify } from 'hono/jwt'
 import type { MiddlewareHandler } from 'hono/types'
+import { apiConfig } from './config.ts'
 import { DEV_CLIENT_ID, RESELLER_ID } from './data/accounts.ts'
 import type { ApiBindings, ApiEnv, Principal } from './env.ts'
 import { ApiError } from './errors.ts'
@@ -29,12 +30,6 @@ export const findKey = async (presented: string, keys: readonly string[]): Promi
   return found
 }
 
-const keyList = (text: string | undefined) =>
-  (text ?? '')
-    .split(',')
-    .map((key) => key.trim())
-    .filter(Boolean)
-
 /** The claims of an access or refresh JWT issued by the login method. */
 export interface SessionClaims {
   sub: string
@@ -58,9 +53,10 @@ export const verifySession = async (
   env: ApiBindings,
   type: SessionClaims['token_type'],
 ): Promise<SessionClaims | undefined> => {
-  if (!env.JWT_SECRET) throw new ApiError(500, 'Emulator misconfigured: JWT_SECRET is not set.')
+  const { jwtSecret } = apiConfig(env)
+  if (!jwtSecret) throw new ApiError(500, 'Emulator misconfigured: JWT_SECRET is not set.')
   try {
-    const claims = (await verify(token, env.JWT_SECRET, 'HS256')) as unknown as SessionClaims
+    const claims = (await verify(token, jwtSecret, 'HS256')) as unknown as SessionClaims
     return claims.token_type === type ? claims : undefined
   } catch {
     return undefined
@@ -87,14 +83,7 @@ export const authenticate: MiddlewareHandler<ApiEnv> = async (c, next) => {
   if (!credential || credential.includes(' '))
     throw new ApiError(401, 'Invalid Authorization header: expected "<scheme> <token>".')
   if (scheme.toLowerCase() === 'apikey') {
-    const clientKeys = keyList(c.env.API_KEYS)
-    const resellerKeys = keyList(c.env.RESELLER_API_KEYS)
-    if (!clientKeys.length && !resellerKeys.length) {
-      throw new ApiError(
-        500,
-        'Emulator misconfigured: API_KEYS and RESELLER_API_KEYS are both empty.',
-      )
-    }
+    const { clientKeys, resellerKeys } = apiConfig(c.env)
     const index = await findKey(credential, [...clientKeys, ...resellerKeys])
     if (index === -1) throw new ApiError(401, 'Invalid API key.')
     const reseller = index >= clientKeys.length

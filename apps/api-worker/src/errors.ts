@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import type { ZodError } from 'zod'
+import { issueMessage } from './lib/issue-messages.ts'
 
 /**
  * Which error body a path answers with (spec 7 and REFERENCE): the edge apps API uses `{error}`,
@@ -83,7 +84,7 @@ export class ApiError extends Error {
     const fields: FieldErrors = {}
     for (const issue of error.issues) {
       const field = issue.path.length ? issue.path.join('.') : 'non_field_errors'
-      fields[field] = [...(fields[field] ?? []), issue.message]
+      fields[field] = [...(fields[field] ?? []), issueMessage(issue)]
     }
     return ApiError.validation(fields)
   }

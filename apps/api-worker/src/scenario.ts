@@ -1,11 +1,12 @@
 import type { MiddlewareHandler } from 'hono/types'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { apiConfig } from './config.ts'
 import type { ApiEnv } from './env.ts'
 import { ApiError } from './errors.ts'
 import { stateOf } from './state/index.ts'
 
 /** Whether the emulator controls (`/__admin`, `Prefer`) are on. */
-export const adminEnabled = (env: ApiEnv['Bindings']): boolean => env.EMULATOR_ADMIN === 'true'
+export const adminEnabled = (env: ApiEnv['Bindings']): boolean => apiConfig(env).admin
 
 const MAX_DELAY_MS = 30_000
 

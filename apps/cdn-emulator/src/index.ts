@@ -1,4 +1,3 @@
 export { type CdnOptions, createCdn } from './cdn/cdn-app.ts'
-export { checkToken, type TokenCheck, type TokenVerdict } from './cdn/check-token.ts'
 export { livePlaylist, parseVodPlaylist } from './origin/live-playlist.ts'
 export { createOrigin, type OriginOptions } from './origin/origin-app.ts'

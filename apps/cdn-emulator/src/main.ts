@@ -6,18 +6,37 @@
 //   ORIGIN_PORT     the origin, token-free (nginx proxies to it)            (default 8090)
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
+import { ConfigError, type SigningEnv, signingVariable } from '@proj/signing/config'
 import { createCdn } from './cdn/cdn-app.ts'
 import { createOrigin } from './origin/origin-app.ts'
 
-const env = process.env
-const secret = env.SECRET_KEY || 'local-dev-secret-change-me'
-const portOf = (hostPort: string | undefined, fallback: number) =>
-  Number(hostPort?.split(':').pop() || fallback)
+// The signing variables are validated as the token worker validates them (never echoed).
+const env: SigningEnv = {
+  SECRET_KEY: 'local-dev-secret-change-me',
+  CDN_DOMAIN: '127.0.0.1:8080',
+  CDN_DOMAIN_IP: '127.0.0.1:8081',
+  ...Object.fromEntries(Object.entries(process.env).filter(([, value]) => value)),
+}
+let secret: string
+let domains: [string, string]
+try {
+  secret = String(signingVariable(env, 'SECRET_KEY', { required: true }))
+  domains = [
+    String(signingVariable(env, 'CDN_DOMAIN', { required: true })),
+    String(signingVariable(env, 'CDN_DOMAIN_IP', { required: true })),
+  ]
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error
+  console.error(`cdn-emulator: bad configuration: ${error.detail}`)
+  process.exit(1)
+}
+const portOf = (hostPort: string, fallback: number) =>
+  Number(/:(\d+)$/.exec(hostPort)?.[1] ?? fallback)
 const hostname = '127.0.0.1'
 const ports = {
-  origin: Number(env.ORIGIN_PORT || 8090),
-  plain: portOf(env.CDN_DOMAIN, 8080),
-  ip: portOf(env.CDN_DOMAIN_IP, 8081),
+  origin: Number(process.env.ORIGIN_PORT || 8090),
+  plain: portOf(domains[0], 8080),
+  ip: portOf(domains[1], 8081),
 }
 
 const origin = createOrigin({ mediaDir: fileURLToPath(new URL('../media/vod', import.meta.url)) })

@@ -1,4 +1,5 @@
 import { DEFAULT_IP_HEADERS, type SigningConfig } from '@proj/signing'
+import { ConfigError, parseSigningConfig, type SigningVariable } from '@proj/signing/config'
 import type { AsymmetricAlgorithm, SymmetricAlgorithm } from 'hono/utils/jwt/jwa'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
 import * as z from 'zod/mini'
@@ -6,16 +7,10 @@ import * as z from 'zod/mini'
 /** The worker's environment: `wrangler.jsonc` vars, secrets and `.dev.vars`, or `process.env` on Node. */
 export type TokenWorkerEnv = Partial<Record<ConfigVariable, string>>
 
-/** Every variable the worker reads. */
-export type ConfigVariable =
-  | 'CLIENT_ID'
-  | 'SECRET_KEY'
-  | 'CDN_DOMAIN'
-  | 'CDN_DOMAIN_IP'
-  | 'CDN_SCHEME'
+/** The worker's own variables; the signing ones are `@proj/signing/config`'s. */
+type WorkerVariable =
   | 'IP_HEADERS'
   | 'ALLOWED_ORIGINS'
-  | 'MAX_EXPIRE_SECONDS'
   | 'AUTH_MODE'
   | 'JWT_SECRET'
   | 'JWT_ALG'
@@ -24,6 +19,9 @@ export type ConfigVariable =
   | 'JWT_VIDEOS_CLAIM'
   | 'JWT_ISSUER'
   | 'JWT_AUDIENCE'
+
+/** Every variable the worker reads. */
+export type ConfigVariable = SigningVariable | WorkerVariable
 
 /** How viewers are authenticated before a token is signed. */
 export type AuthConfig =
@@ -49,31 +47,8 @@ export interface TokenWorkerConfig {
   auth: AuthConfig
 }
 
-/**
- * A configuration variable is missing or invalid. The message names the variable and what is
- * expected, never the value: the value may be the secret.
- *
- * @example
- * ```ts
- * try { parseConfig(env) } catch (e) { if (e instanceof ConfigError) console.error(e.detail) }
- * // 'SECRET_KEY is required: it must be set (wrangler secret put SECRET_KEY)'
- * ```
- */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError'
-  readonly variable: ConfigVariable
-  /** What is wrong, without the "server misconfigured" prefix. */
-  readonly detail: string
-  constructor(variable: ConfigVariable, expected: string) {
-    super(`server misconfigured: ${variable} ${expected}`)
-    this.variable = variable
-    this.detail = `${variable} ${expected}`
-  }
-}
+export { ConfigError }
 
-const HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(?::\d{1,5})?$/
-const IPV6_HOST = /^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const SYMMETRIC = ['HS256', 'HS384', 'HS512'] as const
 const ASYMMETRIC = [
@@ -112,7 +87,6 @@ const parseJson = (text: string): unknown => {
   }
 }
 
-const host = z.string().check(z.refine((s) => HOST.test(s) || IPV6_HOST.test(s)))
 const csv = <T extends z.ZodMiniType<unknown, string>>(item: T) =>
   z.pipe(z.string(), z.pipe(z.transform(list), z.array(item).check(z.minLength(1))))
 const jwks = z.union([
@@ -127,11 +101,6 @@ const jwks = z.union([
 // is what a Worker pays for on every cold start.
 /** One rule per variable: `[schema, what is expected]`. Missing optional → `undefined`. */
 const rules = {
-  CLIENT_ID: [z.string().check(z.regex(/^\d{1,20}$/)), 'must be the numeric account ID'],
-  SECRET_KEY: [z.string().check(z.minLength(1)), 'must be set (wrangler secret put SECRET_KEY)'],
-  CDN_DOMAIN: [host, 'must be a host name, optionally with :port'],
-  CDN_DOMAIN_IP: [host, 'must be a host name, optionally with :port'],
-  CDN_SCHEME: [z._default(z.enum(['https', 'http']), 'https'), 'must be "https" or "http"'],
   IP_HEADERS: [
     z.optional(
       csv(
@@ -146,15 +115,6 @@ const rules = {
   ALLOWED_ORIGINS: [
     z.optional(z.union([z.literal('*'), csv(z.string().check(z.refine(isOrigin)))])),
     'must be "*" or a comma-separated list of origins such as https://player.example.com',
-  ],
-  MAX_EXPIRE_SECONDS: [
-    z.optional(
-      z.pipe(
-        z.string().check(z.regex(/^\d+$/)),
-        z.pipe(z.transform(Number), z.number().check(z.positive(), z.lte(2 ** 31))),
-      ),
-    ),
-    'must be a positive whole number of seconds',
   ],
   AUTH_MODE: [z._default(z.enum(['none', 'jwt']), 'none'), 'must be "none" or "jwt"'],
   JWT_SECRET: [z.optional(z.string().check(z.minLength(16))), 'must be at least 16 characters'],
@@ -173,11 +133,11 @@ const rules = {
   ],
   JWT_ISSUER: [z.optional(z.string().check(z.minLength(1))), 'must be non-empty'],
   JWT_AUDIENCE: [z.optional(z.string().check(z.minLength(1))), 'must be non-empty'],
-} satisfies Record<ConfigVariable, [z.ZodMiniType, string]>
+} satisfies Record<WorkerVariable, [z.ZodMiniType, string]>
 
-type Parsed = { [K in ConfigVariable]: z.output<(typeof rules)[K][0]> }
+type Parsed = { [K in WorkerVariable]: z.output<(typeof rules)[K][0]> }
 
-const read = <K extends ConfigVariable>(env: TokenWorkerEnv, variable: K): Parsed[K] => {
+const read = <K extends WorkerVariable>(env: TokenWorkerEnv, variable: K): Parsed[K] => {
   const [schema, expected] = rules[variable]
   // An empty string is "not set": wrangler and shells both produce it for unset values.
   const raw = env[variable] === '' ? undefined : env[variable]
@@ -242,16 +202,8 @@ const readAuth = (env: TokenWorkerEnv): AuthConfig => {
  * ```
  */
 export const parseConfig = (env: TokenWorkerEnv): TokenWorkerConfig => {
-  const maxLifetimeSeconds = read(env, 'MAX_EXPIRE_SECONDS')
   return {
-    signing: {
-      clientId: read(env, 'CLIENT_ID'),
-      secretKey: read(env, 'SECRET_KEY'),
-      cdnDomain: read(env, 'CDN_DOMAIN'),
-      cdnDomainIp: read(env, 'CDN_DOMAIN_IP'),
-      scheme: read(env, 'CDN_SCHEME'),
-      ...(maxLifetimeSeconds !== undefined && { maxLifetimeSeconds }),
-    },
+    signing: parseSigningConfig(env),
     ipHeaders: read(env, 'IP_HEADERS') ?? DEFAULT_IP_HEADERS,
     allowedOrigins: read(env, 'ALLOWED_ORIGINS'),
     auth: readAuth(env),

@@ -1,12 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
+import { type AddressInfo, createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 // Runs in Node (not workerd): the self-hosting entry point, started as users start it.
 const entry = join(import.meta.dirname, 'node.ts')
-const PORT = 18787
+// A port nothing else uses (the e2e stack and npm start have fixed ones)
+const PORT = await new Promise<number>((resolve) => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as AddressInfo
+    probe.close(() => resolve(port))
+  })
+})
 const md5url = (text: string) => createHash('md5').update(text).digest('base64url')
 const config = {
   CLIENT_ID: '777',

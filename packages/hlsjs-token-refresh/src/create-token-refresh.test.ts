@@ -1,5 +1,10 @@
 import { fakeTime, fakeTokenBackend, tinyCdn } from '@proj/token-refresh/testing'
-import Hls, { type LoaderCallbacks, type LoaderContext, type LoaderResponse } from 'hls.js'
+import Hls, {
+  FetchLoader,
+  type LoaderCallbacks,
+  type LoaderContext,
+  type LoaderResponse,
+} from 'hls.js'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 
 import { createTokenRefresh, type HlsTokenRefresh } from './create-token-refresh.ts'
@@ -181,5 +186,91 @@ describe('attachNative (browsers where Hls.isSupported() is false)', () => {
         worker: Promise.reject(new Error('no sw')),
       }),
     ).rejects.toThrow('no sw')
+  })
+})
+
+describe("the loader on hls.js's loaders", () => {
+  it('works on the FetchLoader too (loadInternal since hls.js 1.7): rewrites and recovers', async () => {
+    const other = await createTokenRefresh({
+      getToken: cdn.issuing(backend.getToken),
+      refreshLeadSeconds: 6,
+      clock: time.clock,
+      timers: time.timers,
+      visibility: null,
+      onError: () => undefined,
+      hlsConfig: { loader: FetchLoader as never },
+    })
+    const Loader = other.hlsConfig.loader
+    if (!Loader) throw new Error('no loader')
+    cdn.failOnce('seg_000.ts', 410)
+    const response = await new Promise<{ code: number }>((resolve) => {
+      const policy = other.hlsConfig.fragLoadPolicy?.default
+      if (!policy?.errorRetry) throw new Error('no policy')
+      new Loader({ ...Hls.DefaultConfig, ...other.hlsConfig }).load(
+        {
+          url: new URL('v0/seg_000.ts', other.url).href,
+          responseType: 'arraybuffer',
+        } as LoaderContext,
+        {
+          loadPolicy: {
+            ...policy,
+            errorRetry: { ...policy.errorRetry, retryDelayMs: 10, maxRetryDelayMs: 10 },
+          },
+          timeout: 5000,
+          maxRetry: 0,
+          retryDelay: 0,
+          maxRetryDelay: 0,
+        },
+        {
+          onSuccess: () => resolve({ code: 200 }),
+          onError: (error) => resolve({ code: error.code }),
+          onTimeout: () => resolve({ code: -1 }),
+        },
+      )
+    })
+    expect(response.code).toBe(200)
+    expect(tokens().slice(-2)).toEqual(['tok0002plain 410', 'tok0003plain 200'])
+    other.destroy()
+  })
+
+  it('an inner load that throws fails the request instead of leaving it hanging', async () => {
+    class Broken extends (Hls.DefaultConfig.loader as unknown as new (
+      config: object,
+    ) => {
+      loadInternal(): void
+    }) {
+      override loadInternal(): void {
+        throw new Error('inner loader broke')
+      }
+    }
+    const broken = await createTokenRefresh({
+      getToken: cdn.issuing(backend.getToken),
+      refreshLeadSeconds: 6,
+      clock: time.clock,
+      timers: time.timers,
+      visibility: null,
+      hlsConfig: { loader: Broken as never },
+    })
+    const Loader = broken.hlsConfig.loader
+    if (!Loader) throw new Error('no loader')
+    const error = await new Promise<{ code: number; text: string }>((resolve) => {
+      new Loader({ ...Hls.DefaultConfig, ...broken.hlsConfig }).load(
+        { url: broken.url, responseType: 'text' } as LoaderContext,
+        {
+          loadPolicy: Hls.DefaultConfig.manifestLoadPolicy.default,
+          timeout: 5000,
+          maxRetry: 0,
+          retryDelay: 0,
+          maxRetryDelay: 0,
+        },
+        {
+          onSuccess: () => resolve({ code: 200, text: '' }),
+          onError: resolve,
+          onTimeout: () => resolve({ code: -1, text: '' }),
+        },
+      )
+    })
+    expect(error.text).toContain('inner loader broke')
+    broken.destroy()
   })
 })

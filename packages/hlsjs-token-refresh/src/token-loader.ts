@@ -1,11 +1,13 @@
 import type { TokenRefresher } from '@proj/token-refresh'
-import type { HlsConfig, Loader, LoaderContext } from 'hls.js'
+import type { HlsConfig, Loader, LoaderCallbacks, LoaderContext, LoaderStats } from 'hls.js'
 import Hls from 'hls.js'
 
 /** The part of hls.js's loaders (XhrLoader, FetchLoader: both extend BaseLoader) used here. */
 interface BaseLoader extends Loader<LoaderContext> {
   loadInternal(): void
   abortInternal(): void
+  callbacks: LoaderCallbacks<LoaderContext> | null
+  stats: LoaderStats
 }
 type BaseLoaderClass = new (config: HlsConfig) => BaseLoader
 
@@ -16,7 +18,8 @@ type BaseLoaderClass = new (config: HlsConfig) => BaseLoader
  * The rewrite happens in `loadInternal`, not `load`: hls.js's own retries (timeouts, 5xx, and
  * the 403/410 recovery) call `loadInternal` again after a delay without going through `load`, so
  * a loader that rewrites in `load` would retry with the pair it started with. When the token is
- * inside its lead window the attempt first waits (bounded) for the refresh.
+ * inside its lead window the attempt first waits (bounded) for the refresh. Works on hls.js's
+ * `XhrLoader` and `FetchLoader` (both have `loadInternal` since hls.js 1.7).
  *
  * @example
  * ```ts
@@ -35,11 +38,20 @@ export const tokenLoader = (
       const context = this.context
       if (!context) return
       const attempt = ++this.#attempt
-      refresher.prepare(context.url).then((url) => {
-        if (attempt !== this.#attempt || this.context !== context) return
-        context.url = url
-        super.loadInternal()
-      })
+      const current = () => attempt === this.#attempt && this.context === context
+      refresher
+        .prepare(context.url)
+        .then((url) => {
+          if (!current()) return
+          context.url = url
+          super.loadInternal()
+        })
+        // As hls.js does for its own async hooks (xhrSetup): a failure fails the request,
+        // instead of leaving it neither loaded nor timed out.
+        .catch((error: unknown) => {
+          if (current())
+            this.callbacks?.onError({ code: 0, text: String(error) }, context, null, this.stats)
+        })
     }
 
     override abortInternal(): void {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { proj, UsageError } from './cli.ts'
+import { runSignCli, UsageError } from './cli.ts'
 
 const env = {
   CLIENT_ID: '12345',
@@ -13,10 +13,10 @@ const env = {
 const md5url = (text: string) => createHash('md5').update(text).digest('base64url')
 const NOW = 1_800_000_000_000
 
-describe('proj', () => {
+describe('runSignCli', () => {
   it('prints the whole record as JSON by default', () => {
     const record = JSON.parse(
-      proj(
+      runSignCli(
         ['--video', 'demo', '--type', 'vod', '--expire', '600', '--ip', '203.0.113.7'],
         env,
         NOW,
@@ -33,11 +33,18 @@ describe('proj', () => {
     })
   })
 
+  it('reads only the signing variables: JWT settings of the token worker do not matter', () => {
+    const withBrokenAuth = { ...env, AUTH_MODE: 'jwt', JWT_SECRET: 'short', JWT_ALG: 'nonsense' }
+    expect(
+      runSignCli(['--video', 'demo', '--print', 'token', '--now', '1800000000'], withBrokenAuth, 0),
+    ).toBe(md5url('12345_demo_s3cr3t_1800003600_'))
+  })
+
   it('prints one field, live by default, with --now for reproducible output', () => {
-    expect(proj(['--video', 'cam1', '--print', 'url', '--now', '1800000000'], env, 0)).toBe(
+    expect(runSignCli(['--video', 'cam1', '--print', 'url', '--now', '1800000000'], env, 0)).toBe(
       `https://cdn.example.com/cmaf/12345_cam1/${md5url('12345_cam1_s3cr3t_1800003600_')}/1800003600/master.m3u8`,
     )
-    expect(proj(['--video', 'cam1', '--print', 'token_ip', '--ip', '::1'], env, NOW)).toBe(
+    expect(runSignCli(['--video', 'cam1', '--print', 'token_ip', '--ip', '::1'], env, NOW)).toBe(
       md5url('12345_cam1_s3cr3t_1800003600_::1'),
     )
   })
@@ -50,8 +57,8 @@ describe('proj', () => {
     [['--video', 'demo', '--now', 'yesterday'], '--now must be Unix seconds'],
     [['--video', 'demo', '--bogus'], "Unknown option '--bogus'"],
   ])('%j is a usage error: %s', (argv, message) => {
-    expect(() => proj(argv, env, NOW)).toThrow(UsageError)
-    expect(() => proj(argv, env, NOW)).toThrow(message)
+    expect(() => runSignCli(argv, env, NOW)).toThrow(UsageError)
+    expect(() => runSignCli(argv, env, NOW)).toThrow(message)
   })
 })
 

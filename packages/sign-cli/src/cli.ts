@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
 import { createTokenRecord, type TokenRecord } from '@proj/signing'
-import { ConfigError, parseConfig, type TokenWorkerEnv } from '@proj/token-worker'
+import { ConfigError, parseSigningConfig, type SigningEnv } from '@proj/signing/config'
 
 const USAGE = `Usage: proj-sign --video <slug> [--type vod|live] [--expire <seconds|timestamp>] [--ip <address>]
                  [--print record|url|url_ip|token|token_ip] [--now <unix seconds>]
 
-Signs like GET /token, with the token worker's configuration from the environment:
+Signs like GET /token, with the signing configuration from the environment (the token worker's):
   CLIENT_ID, SECRET_KEY, CDN_DOMAIN, CDN_DOMAIN_IP, [CDN_SCHEME], [MAX_EXPIRE_SECONDS]
   (pnpm sign:local … signs with apps/token-worker/.dev.vars, the local stack's values)
 
@@ -31,10 +31,10 @@ export class UsageError extends Error {
  * @throws {UsageError} on bad arguments, {@link ConfigError} on bad configuration.
  * @example
  * ```ts
- * proj(['--video', 'demo', '--print', 'url'], process.env, Date.now())
+ * runSignCli(['--video', 'demo', '--print', 'url'], process.env, Date.now())
  * ```
  */
-export const proj = (argv: string[], env: TokenWorkerEnv, nowMs: number): string => {
+export const runSignCli = (argv: string[], env: SigningEnv, nowMs: number): string => {
   let values: ReturnType<typeof parse>['values']
   try {
     values = parse(argv).values
@@ -50,7 +50,7 @@ export const proj = (argv: string[], env: TokenWorkerEnv, nowMs: number): string
     if (!/^\d+$/.test(values.now)) throw new UsageError('--now must be Unix seconds')
     nowSeconds = Number(values.now)
   }
-  const { signing } = parseConfig(env)
+  const signing = parseSigningConfig(env)
   let record: TokenRecord
   try {
     record = createTokenRecord(
@@ -86,7 +86,7 @@ const parse = (argv: string[]) =>
 
 if (import.meta.main) {
   try {
-    console.log(proj(process.argv.slice(2), process.env as TokenWorkerEnv, Date.now()))
+    console.log(runSignCli(process.argv.slice(2), process.env, Date.now()))
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`proj-sign: ${error.message}\n\n${USAGE}`)

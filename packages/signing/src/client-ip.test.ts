@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { detectClientIp, InvalidClientIpError, normalizeIp } from './client-ip.ts'
 
@@ -9,6 +10,13 @@ describe('normalizeIp', () => {
     ['::1', '::1'],
     ['::ffff:1.2.3.4', '::ffff:1.2.3.4'],
     ['::FFFF:0102:0304', '::ffff:1.2.3.4'],
+    // what nginx's $remote_addr prints: only ::ffff:0:0/96 has a dotted tail
+    ['::1.2.3.4', '::102:304'],
+    ['::0.0.0.1', '::1'],
+    ['::ffff:0:1.2.3.4', '::ffff:0:102:304'],
+    ['1:0:0:2:0:0:0:3', '1:0:0:2::3'],
+    ['1:0:0:2:0:0:3:4', '1::2:0:0:3:4'],
+    ['0:0:0:0:0:0:0:0', '::'],
   ])('accepts %j as %j', (text, ip) => {
     expect(normalizeIp(text)).toBe(ip)
   })
@@ -18,6 +26,11 @@ describe('normalizeIp', () => {
     '1',
     '1.2.3',
     '01.2.3.4',
+    '::ffff:01.2.3.4',
+    '::ffff:1.2.3',
+    '1:2:3:4:5:6:7::8',
+    ':::1',
+    '1::2::3',
     '0x7f.0.0.1',
     '256.1.1.1',
     ' 1.2.3.4',
@@ -28,6 +41,25 @@ describe('normalizeIp', () => {
     '1.2.3.4/24',
   ])('rejects %j', (text) => {
     expect(normalizeIp(text)).toBeUndefined()
+  })
+})
+
+describe('normalizeIp against an independent IPv6 printer (WHATWG URL)', () => {
+  // URL prints every address in hex (no dotted tail), otherwise with the same RFC 5952 rules
+  const viaUrl = (text: string) => new URL(`http://[${text}]/`).hostname.slice(1, -1)
+  const word = fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 0, max: 0xffff }))
+
+  it('prints every non-mapped address as URL does', () => {
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 8, maxLength: 8 }), (words) => {
+        const full = words.map((w) => w.toString(16).toUpperCase().padStart(4, '0')).join(':')
+        const mapped = words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff
+        fc.pre(!mapped)
+        expect(normalizeIp(full)).toBe(viaUrl(full))
+        expect(normalizeIp(viaUrl(full))).toBe(viaUrl(full))
+      }),
+      { numRuns: 2000 },
+    )
   })
 })
 

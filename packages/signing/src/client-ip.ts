@@ -1,35 +1,86 @@
-import ipaddr from 'ipaddr.js'
-
 /** Headers consulted for the viewer IP, in order, when none is configured (spec 4.14). */
 export const DEFAULT_IP_HEADERS: readonly string[] = ['x-real-ip', 'x-forwarded-for']
 
 /** The IP used when no header yields one (spec 4.14, rule 3). */
 export const FALLBACK_CLIENT_IP = '0.0.0.0'
 
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)'
+/** Four decimal parts without leading zeros: what nginx prints, and nothing ambiguous. */
+const IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`)
+
+/** The eight 16-bit words of an IPv6 text, or `undefined` (strict: no zone, no brackets). */
+const ipv6Words = (text: string): number[] | undefined => {
+  let hex = text
+  const dotted = /(?<=:)[^:]*\.[^:]*$/.exec(text)?.[0]
+  if (dotted !== undefined) {
+    // an embedded IPv4 tail is the last 32 bits, held to the IPv4 rules
+    if (!IPV4.test(dotted)) return undefined
+    const [a = 0, b = 0, c = 0, d = 0] = dotted.split('.').map(Number)
+    hex = `${text.slice(0, -dotted.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  if (!/^[0-9A-Fa-f:]+$/.test(hex)) return undefined
+  const halves = hex.split('::')
+  if (halves.length > 2) return undefined
+  const groups = halves.map((half) => (half === '' ? [] : half.split(':')))
+  const count = groups.reduce((sum, group) => sum + group.length, 0)
+  if (halves.length === 1 ? count !== 8 : count > 7) return undefined
+  if (!groups.flat().every((group) => /^[0-9A-Fa-f]{1,4}$/.test(group))) return undefined
+  const [left = [], right = []] = groups
+  const words = [...left, ...Array<string>(8 - count).fill('0'), ...right]
+  return words.map((group) => Number.parseInt(group, 16))
+}
+
 /**
- * Parses one IP address strictly and returns it in the form a CDN sees as the remote address,
- * or `undefined` when the text is not an IP address.
+ * How nginx prints an IPv6 address (`ngx_inet6_ntop`, i.e. `$remote_addr`): lower-case hex
+ * without leading zeros, the first longest run of two or more zero words as `::`, and an
+ * IPv4-mapped address (`::ffff:0:0/96` only) with its last 32 bits dotted.
+ */
+const printIpv6 = (words: number[]): string => {
+  const mapped = words.slice(0, 5).every((word) => word === 0) && words[5] === 0xffff
+  const hexWords = mapped ? words.slice(0, 6) : words
+  let best = { start: -1, length: 1 }
+  for (let start = 0; start < hexWords.length; ) {
+    let end = start
+    while (end < hexWords.length && hexWords[end] === 0) end++
+    if (end - start > best.length) best = { start, length: end - start }
+    start = end === start ? start + 1 : end
+  }
+  const hex = hexWords.map((word) => word.toString(16))
+  let text =
+    best.start < 0
+      ? hex.join(':')
+      : `${hex.slice(0, best.start).join(':')}::${hex.slice(best.start + best.length).join(':')}`
+  if (mapped) {
+    const [high = 0, low = 0] = words.slice(6)
+    const tail = `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
+    text = text.endsWith(':') ? `${text}${tail}` : `${text}:${tail}`
+  }
+  return text
+}
+
+/**
+ * Parses one IP address strictly and returns it exactly as the CDN will see it as the remote
+ * address (nginx's `$remote_addr`), or `undefined` when the text is not an IP address: an
+ * IP-bound token must sign that text, or it never validates.
  *
- * IPv4 must be four decimal parts without leading zeros (`1.2.3`, `01.2.3.4` and `0x7f.0.0.1`
- * are rejected). IPv6 is returned in RFC 5952 form (lower case, shortest), IPv4-mapped IPv6
- * keeps its dotted tail, and zone IDs (`fe80::1%eth0`) are rejected: an IP-bound token must sign
- * the text that nginx's `$remote_addr` will print, or it never validates.
+ * IPv4 must be four decimal parts without leading zeros (`1.2.3`, `01.2.3.4`, `0x7f.0.0.1` are
+ * rejected), also as the tail of an IPv6 address. IPv6 is printed as nginx prints it: RFC 5952
+ * (lower case, shortest), with a dotted tail only for IPv4-mapped addresses (`::ffff:1.2.3.4`);
+ * `::1.2.3.4` is the different address `::102:304`. Zone IDs (`fe80::1%eth0`) are rejected.
  *
  * @example
  * ```ts
  * normalizeIp('203.0.113.7')     // '203.0.113.7'
  * normalizeIp('2001:DB8:0::1')   // '2001:db8::1'
- * normalizeIp('::ffff:1.2.3.4')  // '::ffff:1.2.3.4'
+ * normalizeIp('::FFFF:102:304')  // '::ffff:1.2.3.4'
+ * normalizeIp('::1.2.3.4')       // '::102:304'
  * normalizeIp('not-an-ip')       // undefined
  * ```
  */
 export const normalizeIp = (text: string): string | undefined => {
-  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return text
-  if (text.includes('%') || !ipaddr.IPv6.isValid(text)) return undefined
-  const address = ipaddr.IPv6.parse(text)
-  return address.isIPv4MappedAddress()
-    ? `::ffff:${address.toIPv4Address().toString()}`
-    : address.toRFC5952String()
+  if (IPV4.test(text)) return text
+  const words = ipv6Words(text)
+  return words && printIpv6(words)
 }
 
 /** Anything with a `get(name)` like the Fetch API's `Headers`. */

@@ -37,3 +37,4 @@ export {
   TOKEN_PAIR_PATTERN,
   type TokenPair,
 } from './url.ts'
+export { type TokenCheck, type TokenVerdict, verifyToken } from './verify.ts'

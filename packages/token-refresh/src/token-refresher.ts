@@ -157,7 +157,8 @@ export class TokenRefresher extends EventTarget {
   rewrite(url: string): string {
     const rewritten = this.#rewrite(url)
     if (rewritten === undefined) return url
-    this.#refreshIfStale()
+    // failures are reported through onError and the error event
+    this.#refreshIfStale()?.catch(() => undefined)
     return rewritten
   }
 

@@ -1,18 +1,7 @@
-/** The token backend's answer (spec 2.11): what `getToken` resolves to. */
-export interface TokenRecord {
-  /** Plain token, valid from any IP. */
-  token: string
-  /** IP-bound token, locked to `client_ip`. */
-  token_ip: string
-  /** Viewer IP as seen by the backend. */
-  client_ip: string
-  /** Unix seconds at which both tokens expire. */
-  expires: number
-  /** Master playlist URL with the plain token (on `CDN_DOMAIN`). */
-  url: string
-  /** Master playlist URL with the IP-bound token (on `CDN_DOMAIN_IP`). */
-  url_ip: string
-}
+import type { TokenRecord } from '@proj/signing'
+
+/** The token backend's answer (spec 2.11): what `getToken` resolves to; declared by `@proj/signing`. */
+export type { TokenRecord }
 
 /** Wall-clock time in milliseconds (`Date.now` by default). Injected so tests are deterministic. */
 export interface Clock {

@@ -110,3 +110,33 @@ describe('installVhsHooks', () => {
     expect(tokens()).toEqual(['tok0001plain 200'])
   })
 })
+
+describe('a retry that cannot be sent', () => {
+  it('hands VHS the failure instead of never calling back', async () => {
+    let calls = 0
+    // an xhr whose second call (the retry) throws synchronously
+    const flaky = Object.assign(
+      (options: Parameters<VhsXhr>[0], callback: Parameters<VhsXhr>[1]) => {
+        calls++
+        if (calls > 1) throw new Error('xhr could not be opened')
+        const response = { status: 410, responseURL: options.uri }
+        queueMicrotask(() => callback(null, response))
+        return response
+      },
+      {
+        onRequest: () => undefined,
+        onResponse: () => undefined,
+        offRequest: () => undefined,
+        offResponse: () => undefined,
+      },
+    ) as unknown as VhsXhr
+    const local = installVhsHooks(flaky, () => refresher)
+    const outcome = await new Promise<{ error: unknown }>((resolve) => {
+      local.xhr({ uri: new URL('v0/seg_000.ts', refresher.url).href }, (error) =>
+        resolve({ error }),
+      )
+    })
+    expect(String(outcome.error)).toContain('xhr could not be opened')
+    local.remove()
+  })
+})

@@ -77,9 +77,13 @@ export const installVhsHooks = (
               isTokenRejection(response.status) &&
               refresher.recover(url)
             ) {
-              refresher.prepare(url).then(() => {
-                if (!request.aborted) send()
-              })
+              refresher
+                .prepare(url)
+                .then(() => {
+                  if (!request.aborted) send()
+                })
+                // the retry could not be sent: VHS gets the failure it would have had, never silence
+                .catch((sendError: unknown) => callback(sendError, response))
               return
             }
             callback(error, response)

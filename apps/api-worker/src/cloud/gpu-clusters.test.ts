@@ -62,6 +62,18 @@ describe('POST /cloud/v3/gpu/baremetal/{project_id}/{region_id}/clusters + GET /
     expect(last?.data.tags).toEqual({ env: 'prod', team: 'video' })
   })
 
+  it('never echoes the server password in the task', async () => {
+    const { tasks } = await (await post(valid)).json<{ tasks: string[] }>()
+    const res = await api(`/cloud/v1/tasks/${tasks[0]}`)
+    const text = await res.text()
+    expect(text).not.toContain('correct-horse')
+    const task = JSON.parse(text) as { data: { servers_settings: { credentials: object } } }
+    expect(task.data.servers_settings.credentials).toEqual({
+      username: 'ubuntu',
+      ssh_key_name: 'ops',
+    })
+  })
+
   it('ends in ERROR when asked with Prefer: task=error', async () => {
     const { tasks } = await (await post(valid, { prefer: 'task=error' })).json<{
       tasks: string[]

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import type { ApiEnv } from '../env.ts'
 import { integer } from '../lib/query.ts'
+import { TagMap } from '../lib/tags.ts'
 import { validationHook } from '../lib/validation.ts'
 import { adminEnabled, parsePrefer } from '../scenario.ts'
 import { CloudErrors, ok } from '../schemas.ts'
@@ -11,48 +12,6 @@ export const RESOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{1,61}[A-Za-z0-9._]$/
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
-
-/** Tag map of write requests (spec 2.1): whitespace trimmed, then the key and value rules. */
-export const TagMap = z
-  .record(z.string(), z.string())
-  .transform((tags, ctx) => {
-    const out: Record<string, string> = {}
-    for (const [rawKey, rawValue] of Object.entries(tags)) {
-      const key = rawKey.trim()
-      const value = rawValue.trim()
-      if (key.length < 1 || key.length > 255)
-        ctx.addIssue({
-          code: 'custom',
-          path: [rawKey],
-          message: 'Tag key must be 1 to 255 characters.',
-        })
-      else if (/[\s=]/.test(key))
-        ctx.addIssue({
-          code: 'custom',
-          path: [rawKey],
-          message: 'Tag key must not contain spaces, tabs, newlines or "=".',
-        })
-      if (value.length < 1 || value.length > 255)
-        ctx.addIssue({
-          code: 'custom',
-          path: [rawKey],
-          message: 'Tag value must be 1 to 255 characters.',
-        })
-      else if (/[\t\n\r]/.test(value))
-        ctx.addIssue({
-          code: 'custom',
-          path: [rawKey],
-          message: 'Tag value must not contain tabs or newlines.',
-        })
-      out[key] = value
-    }
-    return out
-  })
-  .openapi({
-    type: 'object',
-    additionalProperties: { type: 'string' },
-    example: { env: 'prod', team: 'video' },
-  })
 
 const Ref = z.object({ id: z.string().min(1) })
 
@@ -105,6 +64,17 @@ export const ClusterBody = z
   .strict()
   .openapi('CreateGpuClusterRequest')
 
+/**
+ * The body as the task keeps and shows it (`GET /cloud/v1/tasks/{id}` → `data`): without the
+ * server password. A secret is accepted, never echoed.
+ */
+const withoutSecrets = (body: z.infer<typeof ClusterBody>) => {
+  const { credentials, ...settings } = body.servers_settings
+  if (!credentials) return body
+  const { password: _password, ...rest } = credentials
+  return { ...body, servers_settings: { ...settings, credentials: rest } }
+}
+
 const TaskIds = z
   .object({
     tasks: z.array(z.string()).openapi({ example: ['6f1cd7a3-6a3e-4d2f-9a0c-1b2c3d4e5f60'] }),
@@ -148,7 +118,7 @@ export const gpuClusters = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook
       client_id: principal.clientId,
       created_on: Date.now(),
       outcome,
-      request: JSON.stringify(body),
+      request: JSON.stringify(withoutSecrets(body)),
     })
     return c.json({ tasks: [id] }, 200)
   },

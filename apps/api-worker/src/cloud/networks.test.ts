@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { getJson } from '../../test/client.ts'
+import { api, getJson } from '../../test/client.ts'
 
 interface Net {
   id: string
@@ -113,6 +113,25 @@ describe('GET /cloud/v1/availablenetworks/{project_id}/{region_id}', () => {
     ['?external=maybe', 'external', 'valid boolean'],
     ['?tag_key=a%20b', 'tag_key.0', 'without whitespace'],
     ['?tag_key_value=[1]', 'tag_key_value', 'JSON object'],
+    // the tag rules of spec 2.1 hold for tag_key_value too
+    [
+      `?tag_key_value=${encodeURIComponent('{"a b":"x"}')}`,
+      'tag_key_value',
+      'must not contain spaces',
+    ],
+    [`?tag_key_value=${encodeURIComponent('{"a=b":"x"}')}`, 'tag_key_value', '"="'],
+    [`?tag_key_value=${encodeURIComponent('{"":"x"}')}`, 'tag_key_value', '1 to 255 characters'],
+    [`?tag_key_value=${encodeURIComponent('{"env":""}')}`, 'tag_key_value', '1 to 255 characters'],
+    [
+      `?tag_key_value=${encodeURIComponent(JSON.stringify({ env: 'v'.repeat(256) }))}`,
+      'tag_key_value',
+      '1 to 255 characters',
+    ],
+    [
+      `?tag_key_value=${encodeURIComponent('{"env":"a\\tb"}')}`,
+      'tag_key_value',
+      'tabs or newlines',
+    ],
   ])('%s → 400 with invalid_fields.%s', async (query, field, message) => {
     const { status, body } = await getJson<{
       exception_class: string
@@ -125,5 +144,26 @@ describe('GET /cloud/v1/availablenetworks/{project_id}/{region_id}', () => {
 
   it('validates path parameters', async () => {
     expect((await getJson('/cloud/v1/availablenetworks/x/1')).status).toBe(400)
+  })
+})
+
+describe('GET /cloud/v1/networks/{project_id}/{region_id} (the successor the Link header names)', () => {
+  it("is served: owned_by=any gives the deprecated listing's data, project only its own", async () => {
+    const old = await api('/cloud/v1/availablenetworks/1/1?order_by=name.asc')
+    const link = /<([^>]+)>; rel="successor-version"/.exec(old.headers.get('link') ?? '')?.[1]
+    expect(link).toBe('/cloud/v1/networks/1/1?owned_by=any')
+    const successor = await getJson<{
+      count: number
+      results: { id: string; project_id: number | null }[]
+    }>(`${link}&order_by=name.asc`)
+    expect(successor.status).toBe(200)
+    expect(successor.res.headers.get('deprecation')).toBeNull()
+    expect(successor.body).toEqual(await old.json())
+    const own = await getJson<{ results: { project_id: number | null }[] }>(
+      '/cloud/v1/networks/1/1',
+    )
+    expect(own.body.results.length).toBeGreaterThan(0)
+    expect(own.body.results.every((n) => n.project_id === 1)).toBe(true)
+    expect((await getJson('/cloud/v1/networks/1/1?owned_by=someone')).status).toBe(400)
   })
 })

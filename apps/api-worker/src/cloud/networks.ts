@@ -12,10 +12,9 @@ import {
   sortBy,
   uuid,
 } from '../lib/query.ts'
+import { TAG_KEY, tagMapJson } from '../lib/tags.ts'
 import { validationHook } from '../lib/validation.ts'
-import { CloudErrors } from '../schemas.ts'
-
-const TAG_KEY = /^[^\s=]{1,255}$/
+import { CloudErrors, ok } from '../schemas.ts'
 
 const Tag = z.object({ key: z.string(), value: z.string(), read_only: z.boolean() })
 const common = {
@@ -81,28 +80,7 @@ const Query = z.object({
   tag_key: repeated(
     z.string().regex(TAG_KEY, 'Tag keys are 1 to 255 characters without whitespace or "=".'),
   ),
-  tag_key_value: z
-    .string()
-    .transform((text, ctx) => {
-      try {
-        const value: unknown = JSON.parse(text)
-        if (
-          typeof value === 'object' &&
-          value !== null &&
-          !Array.isArray(value) &&
-          Object.values(value).every((v) => typeof v === 'string')
-        ) {
-          return value as Record<string, string>
-        }
-      } catch {}
-      ctx.addIssue({
-        code: 'custom',
-        message: 'Must be a JSON object mapping tag key to tag value, e.g. {"env":"prod"}.',
-      })
-      return z.NEVER
-    })
-    .optional()
-    .openapi({ type: 'string', example: '{"env":"prod"}' }),
+  tag_key_value: tagMapJson().optional(),
 })
 
 const subnetOut = (subnet: Subnet) => ({
@@ -134,63 +112,98 @@ const orderKeys: Record<
 const SUCCESSOR = (projectId: number, regionId: number) =>
   `/cloud/v1/networks/${projectId}/${regionId}?owned_by=any`
 
+type NetworkQuery = z.infer<typeof Query>
+type ListBody = { count: number; results: ReturnType<typeof networkOut>[] }
+
+/**
+ * The networks of a region visible to a project, filtered, ordered and paged as 4.1 describes:
+ * its own (`owned_by=project`), or also the shared ones it can attach (`any`).
+ */
+const listNetworks = (
+  all: readonly Network[],
+  { project_id, region_id }: { project_id: number; region_id: number },
+  q: NetworkQuery,
+  ownedBy: 'project' | 'any',
+): ListBody => {
+  let items = all.filter(
+    (n) =>
+      n.region_id === region_id && (n.project_id === project_id || (ownedBy === 'any' && n.shared)),
+  )
+  if (q.external !== undefined) items = items.filter((n) => n.external === q.external)
+  if (q.shared !== undefined) items = items.filter((n) => n.shared === q.shared)
+  if (q.name !== undefined) items = items.filter((n) => containsText(n.name, q.name ?? ''))
+  if (q.network_type) items = items.filter((n) => n.type === q.network_type)
+  if (q.network_id) items = items.filter((n) => n.id === q.network_id)
+  for (const key of q.tag_key ?? []) items = items.filter((n) => n.tags.some((t) => t.key === key))
+  for (const [key, value] of Object.entries(q.tag_key_value ?? {}))
+    items = items.filter((n) => n.tags.some((t) => t.key === key && t.value === value))
+  items = sortBy(items, orderKeys[q.order_by ?? 'created_at.asc'])
+  return {
+    count: items.length,
+    results: paginate(items, { limit: q.limit ?? 1000, offset: q.offset ?? 0 }).map(networkOut),
+  }
+}
+
+const Params = z.object({ project_id: integer({ min: 1 }), region_id: integer({ min: 1 }) })
+const ListSchema = z.object({ count: z.number().int().min(0), results: z.array(NetworkSchema) })
+
 /**
  * `GET /cloud/v1/availablenetworks/{project_id}/{region_id}` (spec 4.1, deprecated): networks
  * the project can attach in the region (its own and shared ones), with subnets. Answers with
- * `Deprecation` and a `Link` to the successor.
+ * `Deprecation` and a `Link` to the successor, which is served too:
+ * `GET /cloud/v1/networks/{project_id}/{region_id}?owned_by=any|project` (same data and filters).
  */
-export const networks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).openapi(
-  createRoute({
-    method: 'get',
-    path: '/v1/availablenetworks/{project_id}/{region_id}',
-    tags: ['Cloud'],
-    deprecated: true,
-    summary:
-      'List directly attachable networks with subnets (deprecated: use /v1/networks?owned_by=any)',
-    request: {
-      params: z.object({ project_id: integer({ min: 1 }), region_id: integer({ min: 1 }) }),
-      query: Query,
-    },
-    responses: {
-      200: {
-        description: 'Networks',
-        headers: z.object({ Deprecation: z.string(), Link: z.string() }),
-        content: {
-          'application/json': {
-            schema: z.object({ count: z.number().int().min(0), results: z.array(NetworkSchema) }),
-          },
+export const networks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/availablenetworks/{project_id}/{region_id}',
+      tags: ['Cloud'],
+      deprecated: true,
+      summary:
+        'List directly attachable networks with subnets (deprecated: use /v1/networks?owned_by=any)',
+      request: { params: Params, query: Query },
+      responses: {
+        200: {
+          description: 'Networks',
+          headers: z.object({ Deprecation: z.string(), Link: z.string() }),
+          content: { 'application/json': { schema: ListSchema } },
         },
+        ...CloudErrors,
       },
-      ...CloudErrors,
-    },
-  }),
-  (c) => {
-    const { project_id, region_id } = c.req.valid('param')
-    const q = c.req.valid('query')
-    let items = c
-      .get('data')
-      .networks.filter(
-        (n) => n.region_id === region_id && (n.project_id === project_id || n.shared),
+    }),
+    (c) => {
+      const params = c.req.valid('param')
+      c.header('Deprecation', 'true')
+      c.header(
+        'Link',
+        `<${SUCCESSOR(params.project_id, params.region_id)}>; rel="successor-version"`,
       )
-    if (q.external !== undefined) items = items.filter((n) => n.external === q.external)
-    if (q.shared !== undefined) items = items.filter((n) => n.shared === q.shared)
-    if (q.name !== undefined) items = items.filter((n) => containsText(n.name, q.name ?? ''))
-    if (q.network_type) items = items.filter((n) => n.type === q.network_type)
-    if (q.network_id) items = items.filter((n) => n.id === q.network_id)
-    for (const key of q.tag_key ?? [])
-      items = items.filter((n) => n.tags.some((t) => t.key === key))
-    for (const [key, value] of Object.entries(q.tag_key_value ?? {})) {
-      items = items.filter((n) => n.tags.some((t) => t.key === key && t.value === value))
-    }
-    items = sortBy(items, orderKeys[q.order_by ?? 'created_at.asc'])
-    c.header('Deprecation', 'true')
-    c.header('Link', `<${SUCCESSOR(project_id, region_id)}>; rel="successor-version"`)
-    return c.json(
-      {
-        count: items.length,
-        results: paginate(items, { limit: q.limit ?? 1000, offset: q.offset ?? 0 }).map(networkOut),
+      return c.json(listNetworks(c.get('data').networks, params, c.req.valid('query'), 'any'), 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/networks/{project_id}/{region_id}',
+      tags: ['Cloud'],
+      summary: "List networks with subnets: the project's own, or any it can attach",
+      request: {
+        params: Params,
+        query: Query.extend({
+          owned_by: z
+            .enum(['project', 'any'])
+            .optional()
+            .openapi({ description: '`project` (default): its own; `any`: also shared ones' }),
+        }),
       },
-      200,
-    )
-  },
-)
+      responses: { 200: ok('Networks', ListSchema), ...CloudErrors },
+    }),
+    (c) => {
+      const q = c.req.valid('query')
+      return c.json(
+        listNetworks(c.get('data').networks, c.req.valid('param'), q, q.owned_by ?? 'project'),
+        200,
+      )
+    },
+  )

@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { apiConfig } from '../config.ts'
 import { createRng, hash32 } from '../data/rng.ts'
 import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
@@ -95,6 +96,6 @@ export const tasks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).op
     if (!task || (principal.kind === 'client' && task.client_id !== principal.clientId)) {
       throw new ApiError(404, `Task ${task_id} not found.`)
     }
-    return c.json(taskView(task, Date.now(), Number(c.env.TASK_STEP_MS ?? 1500)), 200)
+    return c.json(taskView(task, Date.now(), apiConfig(c.env).taskStepMs), 200)
   },
 )

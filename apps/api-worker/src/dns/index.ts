@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { apiConfig } from '../config.ts'
 import { createRng, hash32 } from '../data/rng.ts'
 import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
@@ -64,14 +65,6 @@ export const delegationOf = (zone: string) => {
   }
 }
 
-/** `<requests>/<seconds>s` → numbers; a bad value falls back to the default 10/10s. */
-export const rateLimitOf = (text: string | undefined): { limit: number; windowMs: number } => {
-  const match = /^(\d+)\/(\d+)s$/.exec(text ?? '')
-  return match
-    ? { limit: Number(match[1]), windowMs: Number(match[2]) * 1000 }
-    : { limit: 10, windowMs: 10_000 }
-}
-
 /** Managed DNS: `GET /dns/v2/analyze/{name}/delegation-status` (4.5), rate limited per credential. */
 export const dns = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).openapi(
   createRoute({
@@ -91,7 +84,7 @@ export const dns = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).open
     },
   }),
   async (c) => {
-    const { limit, windowMs } = rateLimitOf(c.env.DNS_RATE_LIMIT)
+    const { limit, windowMs } = apiConfig(c.env).dnsRateLimit
     const { allowed, retryAfterSeconds } = await stateOf(c.env).hit(
       `dns:${c.get('principal').label}`,
       limit,

@@ -102,3 +102,21 @@ describe('GET /edge/v1/admin/apps (4.6)', () => {
     expect(none.body).toEqual({ error: 'Authentication credentials were not provided.' })
   })
 })
+
+describe('int64 parameters (spec 4.6)', () => {
+  it("accepts the whole int64 range and refuses beyond it in the API's words", async () => {
+    const top = await getJson<List>('/edge/v1/admin/apps?client_id=9223372036854775807', {
+      auth: RESELLER,
+    })
+    expect(top.status).toBe(200)
+    expect(top.body.count).toBe(0)
+    const over = await getJson<{ error: string }>(
+      '/edge/v1/admin/apps?template=9223372036854775808',
+      {
+        auth: RESELLER,
+      },
+    )
+    expect(over.status).toBe(400)
+    expect(over.body.error).toContain('less than or equal to 9223372036854775807')
+  })
+})

@@ -3,7 +3,7 @@ import { requireReseller } from '../auth.ts'
 import type { EdgeApp } from '../data/edge-apps.ts'
 import type { ApiEnv } from '../env.ts'
 import { formatIso } from '../lib/dates.ts'
-import { containsText, integer, paginate, type SortKey, sortBy } from '../lib/query.ts'
+import { containsText, int64, integer, paginate, type SortKey, sortBy } from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
 import { EdgeErrors, ok } from '../schemas.ts'
 
@@ -57,7 +57,7 @@ edge.openapi(
     summary: 'List apps across all clients, with filters',
     request: {
       query: z.object({
-        client_id: integer({ min: 1 }).optional(),
+        client_id: int64({ min: 1 }).optional(),
         name: z
           .string()
           .min(1)
@@ -65,9 +65,9 @@ edge.openapi(
           .optional(),
         api_type: z.enum(['wasi-http', 'proxy-wasm']).optional(),
         status: integer({ min: 0, max: 5 }).optional(),
-        template: integer({ min: 1 }).optional(),
-        binary: integer({ min: 1 }).optional(),
-        plan: integer({ min: 1 }).optional(),
+        template: int64({ min: 1 }).optional(),
+        binary: int64({ min: 1 }).optional(),
+        plan: int64({ min: 1 }).optional(),
         limit: integer({ min: 1, max: 1000 }).optional(),
         offset: integer({ min: 0 }).optional(),
         ordering: z.enum(ORDERINGS).optional(),

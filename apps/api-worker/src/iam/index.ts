@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { sign } from 'hono/jwt'
 import { type SessionClaims, verifySession } from '../auth.ts'
+import { apiConfig } from '../config.ts'
 import { CLIENTS, LOGIN_USERS, RESELLER_ID } from '../data/accounts.ts'
 import type { ApiBindings, ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
@@ -34,10 +35,11 @@ const issue = async (
   claims: Omit<SessionClaims, 'token_type' | 'exp' | 'iat'>,
   type: SessionClaims['token_type'],
 ) => {
-  if (!env.JWT_SECRET) throw new ApiError(500, 'Emulator misconfigured: JWT_SECRET is not set.')
+  const { jwtSecret } = apiConfig(env)
+  if (!jwtSecret) throw new ApiError(500, 'Emulator misconfigured: JWT_SECRET is not set.')
   const iat = Math.floor(Date.now() / 1000)
   const exp = iat + (type === 'access' ? ACCESS_SECONDS : REFRESH_SECONDS)
-  return sign({ ...claims, token_type: type, iat, exp }, env.JWT_SECRET, 'HS256')
+  return sign({ ...claims, token_type: type, iat, exp }, jwtSecret, 'HS256')
 }
 
 const loginErrors = { content: { 'application/json': { schema: LoginError } } }

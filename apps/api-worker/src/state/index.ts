@@ -1,9 +1,7 @@
 import type { MiddlewareHandler } from 'hono/types'
+import { apiConfig } from '../config.ts'
 import { datasetFor } from '../data/dataset.ts'
 import type { ApiBindings, ApiEnv } from '../env.ts'
-
-/** Default seed when `SEED` is unset. */
-export const DEFAULT_SEED = 42
 
 /**
  * The single state Durable Object of this deployment.
@@ -14,13 +12,10 @@ export const DEFAULT_SEED = 42
  * ```
  */
 export const stateOf = (env: ApiBindings) =>
-  env.STATE.get(env.STATE.idFromName(env.STATE_NAME || 'emulator'))
+  env.STATE.get(env.STATE.idFromName(apiConfig(env).stateName))
 
-/** The configured default seed. */
-export const defaultSeed = (env: ApiBindings): number => {
-  const seed = Number(env.SEED ?? DEFAULT_SEED)
-  return Number.isSafeInteger(seed) && seed >= 0 ? seed : DEFAULT_SEED
-}
+/** The configured default seed (`SEED`). */
+export const defaultSeed = (env: ApiBindings): number => apiConfig(env).seed
 
 /**
  * Puts the dataset of the current generation on the context (`c.get('data')`).

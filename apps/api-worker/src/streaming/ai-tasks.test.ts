@@ -74,6 +74,14 @@ describe('GET /streaming/ai/tasks (4.8)', () => {
     ).toBe(true)
   })
 
+  it.each(['url', '"', '{', 'task_name'])(
+    'matches values only: search=%s does not match every task through its JSON',
+    async (search) => {
+      const { count } = (await list(`?limit=1000&search=${encodeURIComponent(search)}`)).body
+      expect(count).toBeLessThan(1000)
+    },
+  )
+
   it.each(['task_id', 'status', 'task_name'] as const)('orders ascending by %s', async (field) => {
     const values = (await list(`?limit=1000&ordering=${field}`)).body.results.map((t) => t[field])
     expect(values).toEqual([...values].sort())

@@ -42,8 +42,19 @@ const out = (task: AiTask) => ({
   task_data: task.task_data,
 })
 
-const searchable = (task: AiTask) =>
-  [task.task_id, task.task_name, task.status, JSON.stringify(task.task_data)].join(' ')
+/** Every string and number inside a JSON value: what a search matches (not keys, not punctuation). */
+const valuesOf = (value: unknown): string[] => {
+  if (value === null || value === undefined) return []
+  if (typeof value === 'object') return Object.values(value).flatMap(valuesOf)
+  return [String(value)]
+}
+
+const searchable = (task: AiTask) => [
+  task.task_id,
+  task.task_name,
+  task.status,
+  ...valuesOf(task.task_data),
+]
 
 /** The query string of another page: the request's own parameters with `page` replaced. */
 const pageLink = (url: string, page: number) => {
@@ -93,7 +104,10 @@ export const streaming = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }
       const day = Math.floor((parseDateTime(q.date_created, { dateOnly: true }) ?? 0) / 86_400_000)
       tasks = tasks.filter((t) => Math.floor(t.created_at / 86_400_000) === day)
     }
-    if (q.search) tasks = tasks.filter((t) => containsText(searchable(t), q.search ?? ''))
+    const { search } = q
+    // each value on its own: a search never matches across two fields, keys or punctuation
+    if (search)
+      tasks = tasks.filter((t) => searchable(t).some((field) => containsText(field, search)))
     tasks = q.ordering
       ? sortBy(tasks, [
           [(t) => (q.ordering === 'started_at' ? t.started_at : t[q.ordering ?? 'task_id']), 'asc'],

@@ -82,3 +82,67 @@ describe('createCdn', () => {
     expect((await cdn(false).request(traversal)).status).toBe(404)
   })
 })
+
+describe('paths, as an attacker writes them', () => {
+  // a file the test plants outside the media directory
+  const planted = async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises')
+    const { tmpdir } = await import('node:os')
+    const { join, relative } = await import('node:path')
+    const dir = await mkdtemp(join(tmpdir(), 'cdn-escape-'))
+    await writeFile(join(dir, 'index.m3u8'), '#EXTM3U\n#SECRET-OUTSIDE-MEDIA\n')
+    const mediaDir = fileURLToPath(new URL('../../media/vod', import.meta.url))
+    return relative(mediaDir, dir)
+  }
+
+  it('a signed live playlist path cannot read outside the media directory (double-encoded ..)', async () => {
+    const escaped = (await planted()).replaceAll('/', '%252f')
+    const res = await cdn(false).request(
+      `/cmaf/12345_demo/${plainToken}/${expires}/${escaped}/index.m3u8`,
+    )
+    expect(res.status).toBe(404)
+    expect(await res.text()).not.toContain('SECRET-OUTSIDE-MEDIA')
+  })
+
+  it('nor without a token on the origin', async () => {
+    const escaped = (await planted()).replaceAll('/', '%2f')
+    for (const path of [
+      `/live/12345_demo/${escaped}/index.m3u8`,
+      `/vod/12345_demo/${escaped}/index.m3u8`,
+    ]) {
+      const res = await origin.request(path)
+      expect(res.status).toBe(404)
+      expect(await res.text()).not.toContain('SECRET-OUTSIDE-MEDIA')
+    }
+  })
+
+  it('a signed path cannot escape its video: matched after decoding, like nginx (404)', async () => {
+    const base = `/videos/12345_demo/${plainToken}/${expires}`
+    expect((await cdn(false).request(`${base}/..%2fother%2fmaster.m3u8`)).status).toBe(404)
+    expect((await cdn(false).request(`${base}/v0/..%2fmaster.m3u8`)).status).toBe(200)
+    expect((await cdn(false).request(`${base}/%zz/master.m3u8`)).status).toBe(400)
+    expect((await cdn(false).request(`${base}/v0//seg_000.ts`)).status).toBe(200)
+  })
+
+  it('the playlist cache does not grow with aliases of one rendition', async () => {
+    const before = process.memoryUsage().heapUsed
+    for (let i = 0; i < 2000; i++) {
+      const alias = `${'.%2f'.repeat(1 + (i % 50))}v0${'%2f.'.repeat(Math.floor(i / 50))}`
+      const res = await origin.request(`/live/12345_demo/${alias}/index.m3u8`)
+      expect(res.status).toBe(404)
+    }
+    // 2,000 aliases: a cache keyed by them held a parsed playlist each (≈ 11 KB)
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(15_000_000)
+  })
+})
+
+describe('nginxUri', () => {
+  it('decodes, resolves dot segments and merges slashes; 400 cases are undefined', async () => {
+    const { nginxUri } = await import('./cdn-app.ts')
+    expect(nginxUri('/a/b/..%2fc')).toBe('/a/c')
+    expect(nginxUri('/a//b/./c/')).toBe('/a/b/c/')
+    expect(nginxUri('/a/%252f')).toBe('/a/%2f')
+    expect(nginxUri('/..')).toBeUndefined()
+    expect(nginxUri('/a/%2')).toBeUndefined()
+  })
+})

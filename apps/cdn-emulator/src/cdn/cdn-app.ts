@@ -1,7 +1,6 @@
 import { getConnInfo } from '@hono/node-server/conninfo'
-import { normalizeIp } from '@proj/signing'
+import { normalizeIp, verifyToken } from '@proj/signing'
 import { type Context, Hono } from 'hono'
-import { checkToken } from './check-token.ts'
 
 /** Options of {@link createCdn}. */
 export interface CdnOptions {
@@ -17,12 +16,36 @@ export interface CdnOptions {
 }
 
 const KIND_TO_ORIGIN = { videos: 'vod', cmaf: 'live' } as const
+// nginx's location, matched on the decoded and normalised URI as nginx does
+const CDN_PATH = /^\/(videos|cmaf)\/([^/]+)\/([^/]+)\/([0-9]+)\/(.+)$/
+
+/**
+ * The URI as nginx matches it (`$uri`): percent-escapes decoded, `.` and `..` segments resolved,
+ * repeated slashes merged. `undefined` where nginx answers 400: a bad escape, or `..` above the root.
+ */
+export const nginxUri = (rawPath: string): string | undefined => {
+  if (/%(?![0-9A-Fa-f]{2})/.test(rawPath)) return undefined
+  const bytes = rawPath.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  )
+  const decoded = new TextDecoder().decode(Uint8Array.from(bytes, (char) => char.charCodeAt(0)))
+  const segments: string[] = []
+  for (const segment of decoded.split('/').slice(1)) {
+    if (segment === '..') {
+      if (segments.pop() === undefined) return undefined
+    } else if (segment !== '.' && segment !== '') segments.push(segment)
+  }
+  const trailing = /\/\.{0,2}$/.test(decoded) && segments.length > 0 ? '/' : ''
+  return `/${segments.join('/')}${trailing}`
+}
 
 /**
  * One CDN host with the semantics of the nginx configuration in `e2e/nginx/`: for
  * `/videos/{client_video}/{token}/{expires}/…` (VOD) and `/cmaf/…` (live) it answers 403 on a
  * token mismatch, 410 once expired, and otherwise strips `{token}/{expires}` and serves the
- * origin's answer; CORS headers on everything; 404 for other paths.
+ * origin's answer; CORS headers on everything; 404 for other paths. Paths are matched as nginx
+ * matches them (decoded, dot segments resolved): `{token}/{expires}/..%2fother%2f…` is another
+ * path (404), not an escape from the signed video.
  *
  * @example
  * ```ts
@@ -43,12 +66,16 @@ export const createCdn = ({
       c.header('Access-Control-Expose-Headers', 'Content-Length, Date')
     })
     .options('*', (c) => c.body(null, 204, { 'Access-Control-Allow-Methods': 'GET, HEAD' }))
-    .get('/:kind{videos|cmaf}/:video/:token/:expires{[0-9]+}/:rest{.+}', async (c) => {
-      const { kind, video, token, expires, rest } = c.req.param()
+    .get('*', async (c) => {
+      const uri = nginxUri(new URL(c.req.url).pathname)
+      if (uri === undefined) return c.text('Bad Request', 400)
+      const match = CDN_PATH.exec(uri)
+      if (!match) return c.text('Not Found', 404)
+      const [, kind = '', video = '', token = '', expires = '', rest = ''] = match
       // A dual-stack socket reports IPv4 viewers as ::ffff:a.b.c.d; nginx's $remote_addr on an
       // IPv4 listener (what the token backend saw) is a.b.c.d.
       const address = clientIp(c).replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '')
-      const verdict = checkToken({
+      const verdict = verifyToken({
         clientVideo: video,
         token,
         expires,
@@ -57,6 +84,7 @@ export const createCdn = ({
         nowSeconds: Math.floor(now() / 1000),
       })
       if (verdict !== 200) return c.text(verdict === 403 ? 'Forbidden' : 'Gone', verdict)
+      // like nginx's proxy_pass with variables: the decoded path, as is
       const answer = await origin(
         `/${KIND_TO_ORIGIN[kind as keyof typeof KIND_TO_ORIGIN]}/${video}/${rest}`,
       )

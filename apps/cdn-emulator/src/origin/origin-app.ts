@@ -3,6 +3,9 @@ import { join, normalize } from 'node:path'
 import { Hono } from 'hono'
 import { livePlaylist, liveSegmentIndex, parseVodPlaylist } from './live-playlist.ts'
 
+// A rendition is one folder of the media directory: never a path (`..`, `/`, `.`).
+const RENDITION = /^[A-Za-z0-9_-]+$/
+
 const TYPES: Record<string, string> = {
   m3u8: 'application/vnd.apple.mpegurl',
   ts: 'video/mp2t',
@@ -52,8 +55,10 @@ export const createOrigin = ({
       return new Response('not found', { status: 404 })
     }
   }
+  // One entry per rendition folder that exists: names are checked first, failures dropped.
   const playlists = new Map<string, Promise<ReturnType<typeof parseVodPlaylist>>>()
   const vodPlaylist = (rendition: string) => {
+    if (!RENDITION.test(rendition)) return Promise.reject(new Error('not a rendition'))
     let playlist = playlists.get(rendition)
     if (!playlist) {
       playlist = readFile(join(root, rendition, 'index.m3u8'), 'utf8').then(parseVodPlaylist)

@@ -1,0 +1,63 @@
+// Fuzzed bad input across the families: every 400 speaks the API's language, never the
+// validator's ("expected int to be <=9007199254740991", "received undefined").
+import { describe, expect, it } from 'vitest'
+import { api, RESELLER } from '../test/client.ts'
+
+const INTERNALS =
+  /expected .* to be|received|Invalid input|Too big|Too small|<=|>=|Unrecognized key|NaN/
+
+const BAD = [
+  '99999999999999999999',
+  '9007199254740993',
+  '-1',
+  '1.5',
+  'abc',
+  '',
+  '%00',
+  'x'.repeat(300),
+]
+const ENDPOINTS: [string, string[], string | undefined][] = [
+  ['/cloud/v1/availablenetworks/1/1', ['limit', 'offset', 'order_by', 'network_type'], undefined],
+  [
+    '/cloud/v2/limits_request',
+    ['limit', 'offset', 'created_from', 'status', 'request_ids'],
+    undefined,
+  ],
+  ['/edge/v1/admin/apps', ['client_id', 'status', 'limit', 'offset', 'ordering', 'name'], RESELLER],
+  ['/billing/org/v1/addendums', ['limit', 'offset', 'ordering', 'payer_id'], undefined],
+  ['/streaming/ai/tasks', ['page', 'limit', 'ordering', 'search'], undefined],
+  ['/waap/v1/domains', ['limit', 'offset', 'ids', 'status'], undefined],
+  ['/waap/v1/analytics/requests', ['limit', 'offset', 'start', 'status_codes'], undefined],
+]
+
+describe('validation messages', () => {
+  it('never leak validator internals', async () => {
+    const leaks: string[] = []
+    for (const [path, params, auth] of ENDPOINTS)
+      for (const param of params)
+        for (const value of BAD) {
+          const res = await api(
+            `${path}?${param}=${encodeURIComponent(value)}`,
+            auth ? { auth } : {},
+          )
+          if (res.status >= 500)
+            leaks.push(`${path}?${param}=${value.slice(0, 20)} → ${res.status}`)
+          if (res.status !== 400) continue
+          const text = await res.text()
+          if (INTERNALS.test(text))
+            leaks.push(`${path}?${param}=${value.slice(0, 20)} → ${text.slice(0, 200)}`)
+        }
+    expect(leaks).toEqual([])
+  })
+
+  it('a missing required body field is "This field is required."', async () => {
+    const res = await api('/cloud/v3/gpu/baremetal/1/1/clusters', {
+      method: 'POST',
+      body: JSON.stringify({}),
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(res.status).toBe(400)
+    const body = await res.json<{ invalid_fields: Record<string, string[]> }>()
+    expect(body.invalid_fields.flavor).toEqual(['This field is required.'])
+  })
+})
