@@ -59,6 +59,25 @@ const CASES: [string, 'plain' | 'ip', string, number][] = [
     `/videos/12345_demo/${sign(now - 5, '127.0.0.1')}/${now - 5}/master.m3u8`,
     410,
   ],
+  // paths as an attacker writes them: matched after decoding, never outside the video or media
+  [
+    'escape to another video',
+    'plain',
+    `/videos/12345_demo/${plain}/${live}/..%2fother%2fmaster.m3u8`,
+    404,
+  ],
+  [
+    'double-encoded traversal',
+    'plain',
+    `/cmaf/12345_demo/${plain}/${live}/..%252f..%252f..%252f..%252fetc%252fpasswd/index.m3u8`,
+    404,
+  ],
+  [
+    'dot segment inside the video',
+    'plain',
+    `/videos/12345_demo/${plain}/${live}/v0/..%2fmaster.m3u8`,
+    200,
+  ],
 ]
 
 test('the emulator and nginx answer the same status for every URL', async ({ request }) => {

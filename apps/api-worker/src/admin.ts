@@ -6,7 +6,7 @@ import { integer } from './lib/query.ts'
 import { validationHook } from './lib/validation.ts'
 import { adminEnabled } from './scenario.ts'
 import { ok } from './schemas.ts'
-import { defaultSeed, stateOf } from './state/index.ts'
+import { defaultSeed, stateOf } from './state/state-access.ts'
 
 const Generation = z.object({
   seed: z.number().int(),
@@ -46,7 +46,7 @@ const describe = (generation: { seed: number; epoch: number }) => {
  */
 export const admin = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
 
-admin.use(async (c, next) => {
+admin.use(async function adminOnlyWhenEnabled(c, next) {
   if (!adminEnabled(c.env)) throw new ApiError(404, `No route for ${c.req.method} ${c.req.path}`)
   await next()
 })

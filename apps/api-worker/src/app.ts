@@ -1,21 +1,22 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { HTTPException } from 'hono/http-exception'
+import { requestId } from 'hono/request-id'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { admin } from './admin.ts'
 import { authenticate } from './auth.ts'
-import { billing } from './billing/index.ts'
-import { cloud } from './cloud/index.ts'
-import { dns } from './dns/index.ts'
-import { edge } from './edge/index.ts'
+import { billing } from './billing/addendums.ts'
+import { cloud } from './cloud/cloud.ts'
+import { dns } from './dns/delegation-status.ts'
+import { edge } from './edge/admin-apps.ts'
 import type { ApiEnv } from './env.ts'
 import { ApiError, renderError } from './errors.ts'
-import { iam } from './iam/index.ts'
+import { iam } from './iam/identity.ts'
 import { allowedMethods } from './lib/allowed-methods.ts'
 import { validationHook } from './lib/validation.ts'
-import { journal, preferScenario, requestId } from './scenario.ts'
-import { loadDataset } from './state/index.ts'
-import { streaming } from './streaming/index.ts'
-import { waap } from './waap/index.ts'
+import { journal, preferScenario } from './scenario.ts'
+import { loadDataset } from './state/state-access.ts'
+import { streaming } from './streaming/ai-tasks.ts'
+import { waap } from './waap/waap.ts'
 
 /**
  * The API emulator: one sub-app per product family, one `onError` rendering every error in its
@@ -75,7 +76,8 @@ export const createApiApp = () => {
     bearerFormat: 'JWT',
     description: 'Access JWT from POST /iam/auth/jwt/login.',
   })
-  app.use(requestId, journal)
+  // X-Request-Id on every answer (and request_id in cloud-style errors): an incoming valid id is kept
+  app.use(requestId(), journal)
   app.route('/__admin', admin)
   // authentication first: a scenario (Prefer) never answers, or delays, an unauthenticated call
   app.use(authenticate, preferScenario, loadDataset)

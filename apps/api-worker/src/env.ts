@@ -1,3 +1,4 @@
+import type { RequestIdVariables } from 'hono/request-id'
 import type { Dataset } from './data/dataset.ts'
 import type { EmulatorState } from './state/emulator-state.ts'
 
@@ -37,8 +38,7 @@ export interface ApiBindings {
 /** Hono environment of the API app. */
 export interface ApiEnv {
   Bindings: ApiBindings
-  Variables: {
-    requestId: string
+  Variables: RequestIdVariables & {
     principal: Principal
     data: Dataset
   }

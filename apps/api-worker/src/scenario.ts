@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { apiConfig } from './config.ts'
 import type { ApiEnv } from './env.ts'
 import { ApiError } from './errors.ts'
-import { stateOf } from './state/index.ts'
+import { stateOf } from './state/state-access.ts'
 
 /** Whether the emulator controls (`/__admin`, `Prefer`) are on. */
 export const adminEnabled = (env: ApiEnv['Bindings']): boolean => apiConfig(env).admin
@@ -49,21 +49,6 @@ export const parsePrefer = (header: string | undefined): Preference => {
     }
   }
   return preference
-}
-
-/**
- * A request id on every answer (`X-Request-Id`, and `request_id` in cloud-style errors).
- *
- * @example
- * ```ts
- * app.use(requestId)
- * ```
- */
-export const requestId: MiddlewareHandler<ApiEnv> = async (c, next) => {
-  const id = crypto.randomUUID()
-  c.set('requestId', id)
-  c.header('X-Request-Id', id)
-  await next()
 }
 
 /**

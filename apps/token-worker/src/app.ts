@@ -17,7 +17,7 @@ export interface TokenAppOptions {
 }
 
 /** A parameter given twice is refused: which copy was signed would be a guess. */
-const once = (name: string, value: z.ZodMiniType<string> = z.string()) =>
+const singleValued = (name: string, value: z.ZodMiniType<string> = z.string()) =>
   z.optional(
     z.union([
       value,
@@ -38,9 +38,9 @@ const tokenQuery = z.object({
       z.minLength(1, 'video is required'),
       z.regex(VIDEO_SLUG_PATTERN, 'video must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -'),
     ),
-  type: once('type'),
-  expire: once('expire'),
-  client_ip: once(
+  type: singleValued('type'),
+  expire: singleValued('expire'),
+  client_ip: singleValued(
     'client_ip',
     z
       .string()
@@ -92,7 +92,7 @@ export const createTokenApp = ({ authorize, now = Date.now }: TokenAppOptions = 
   const app = new Hono<TokenAppEnv>()
   app.onError(handleError)
   app.notFound(handleNotFound)
-  app.use(async (c, next) => {
+  app.use(async function configAndNosniff(c, next) {
     c.set('config', loadConfig(c.env))
     c.header('X-Content-Type-Options', 'nosniff')
     await next()

@@ -86,8 +86,8 @@ export class TokenRefreshPlugin extends Plugin {
     techOptions(playerOptions.html5, options.mode)
     const tech = player.tech(true) as unknown as { options_?: TechOptions } | undefined
     if (tech?.options_) techOptions(tech.options_, options.mode)
-    player.on('xhr-hooks-ready', this.#hook)
-    player.on('loadstart', this.#install)
+    player.on('xhr-hooks-ready', this.#onXhrHooksReady)
+    player.on('loadstart', this.#hookCurrentTech)
     this.ready = this.load(options, false)
   }
 
@@ -139,8 +139,8 @@ export class TokenRefreshPlugin extends Plugin {
   // VHS announces its new xhr from inside the tech's constructor, before the player knows the
   // tech: install right after (its first request, the master playlist, carries the fresh
   // initial pair) and again on loadstart in case the announcement came before this plugin.
-  #hook = () => queueMicrotask(this.#install)
-  #install = () => {
+  #onXhrHooksReady = () => queueMicrotask(this.#hookCurrentTech)
+  #hookCurrentTech = () => {
     const tech = this.player?.tech(true) as unknown as
       | { vhs?: { xhr: VhsXhr }; el(): Element }
       | undefined

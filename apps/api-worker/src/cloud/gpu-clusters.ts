@@ -5,7 +5,7 @@ import { TagMap } from '../lib/tags.ts'
 import { validationHook } from '../lib/validation.ts'
 import { adminEnabled, parsePrefer } from '../scenario.ts'
 import { CloudErrors, ok } from '../schemas.ts'
-import { stateOf } from '../state/index.ts'
+import { stateOf } from '../state/state-access.ts'
 
 /** Subnet/cluster name rule (spec 2.2, 2.3): letter/digit, 1–61 of `[A-Za-z0-9 ._-]`, letter/digit/`.`/`_`. */
 export const RESOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{1,61}[A-Za-z0-9._]$/

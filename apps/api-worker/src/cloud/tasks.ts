@@ -9,7 +9,7 @@ import { uuid } from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
 import { CloudErrors, ok } from '../schemas.ts'
 import type { StoredTask } from '../state/emulator-state.ts'
-import { stateOf } from '../state/index.ts'
+import { stateOf } from '../state/state-access.ts'
 
 const TaskSchema = z
   .object({

@@ -1,4 +1,3 @@
-import type { Generation } from '../state/emulator-state.ts'
 import { type Addendum, generateAddendums } from './addendums.ts'
 import { type AiTask, generateAiTasks } from './ai-tasks.ts'
 import { type EdgeApp, generateEdgeApps } from './edge-apps.ts'
@@ -6,6 +5,13 @@ import { generateLimitRequests, type LimitRequest } from './limit-requests.ts'
 import { generateNetworks, type Network } from './networks.ts'
 import { createRng } from './rng.ts'
 import { generateWaapDomains, generateWaapEvents, type WaapDomain, type WaapEvent } from './waap.ts'
+
+/** What every isolate needs to build the same dataset: the seed and the instant it is relative to. */
+export interface Generation {
+  seed: number
+  /** Epoch ms the generated data is relative to ("the last 30 days" end here). */
+  epoch: number
+}
 
 /** Everything the read endpoints serve, generated from one seed relative to one epoch. */
 export interface Dataset {

@@ -1,11 +1,7 @@
 import { DurableObject } from 'cloudflare:workers'
+import type { Generation } from '../data/dataset.ts'
 
-/** What every isolate needs to build the same dataset: the seed and the instant it is relative to. */
-export interface Generation {
-  seed: number
-  /** Epoch ms the generated data is relative to ("the last 30 days" end here). */
-  epoch: number
-}
+export type { Generation }
 
 /** A cloud task as stored; its state is derived from the clock (see the tasks handler). */
 export interface StoredTask {

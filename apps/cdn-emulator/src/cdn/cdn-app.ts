@@ -60,13 +60,13 @@ export const createCdn = ({
   clientIp = (c) => getConnInfo(c).remote.address ?? '',
 }: CdnOptions) =>
   new Hono()
-    .use(async (c, next) => {
+    .use(async function corsOnEveryAnswer(c, next) {
       await next()
       c.header('Access-Control-Allow-Origin', '*')
       c.header('Access-Control-Expose-Headers', 'Content-Length, Date')
     })
     .options('*', (c) => c.body(null, 204, { 'Access-Control-Allow-Methods': 'GET, HEAD' }))
-    .get('*', async (c) => {
+    .get('*', async function checkTokenThenOrigin(c) {
       const uri = nginxUri(new URL(c.req.url).pathname)
       if (uri === undefined) return c.text('Bad Request', 400)
       const match = CDN_PATH.exec(uri)

@@ -5,7 +5,7 @@ import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
 import { validationHook } from '../lib/validation.ts'
 import { CloudErrors, ok } from '../schemas.ts'
-import { stateOf } from '../state/index.ts'
+import { stateOf } from '../state/state-access.ts'
 
 /** A DNS name: labels of 1–63 letters, digits and inner hyphens, 253 characters at most, optional final dot. */
 const ZONE =
