@@ -11,6 +11,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runPnpm } from './pnpm.mjs'
+import { WRANGLER_ENV } from './stack-tools.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const [script, ...args] = process.argv.slice(2)
@@ -60,10 +61,7 @@ chmodSync(shim, 0o755)
 
 process.env.PATH = `${shimDir}:${process.env.PATH}`
 process.env.PROJ_REAL_PNPM = realPnpm
-// wrangler is offline-friendly with these; nothing here needs Cloudflare's network.
-process.env.WRANGLER_SEND_METRICS = 'false'
-process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false'
-process.env.WRANGLER_HIDE_BANNER = 'true'
+Object.assign(process.env, WRANGLER_ENV)
 
 const installStatus = await runPnpm(['install'], { cwd: root })
 if (installStatus !== 0) process.exit(installStatus)

@@ -1,25 +1,11 @@
 // The services of the local stack: `scripts/dev.mjs` starts them, e2e tests reuse the ports.
-import { realpathSync } from 'node:fs'
-import { join } from 'node:path'
+import { bin, WRANGLER_ENV } from './stack-tools.mjs'
 
-/**
- * A package's bin script run by this Node directly, not through a shim: killing the process
- * group then also stops what it spawned (wrangler's workerd).
- */
-const bin = (cwd, pkg, script) => [
-  process.execPath,
-  join(realpathSync(join(import.meta.dirname, '..', cwd, 'node_modules', pkg)), script),
-]
 const wrangler = (cwd) => bin(cwd, 'wrangler', 'bin/wrangler.js')
 
 const TOKEN_PORT = Number(process.env.TOKEN_WORKER_PORT ?? 8787)
 const DEMO_PORT = Number(process.env.DEMO_PORT ?? 5173)
 const API_PORT = Number(process.env.API_WORKER_PORT ?? 8788)
-const WRANGLER_ENV = {
-  WRANGLER_SEND_METRICS: 'false',
-  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-  WRANGLER_HIDE_BANNER: 'true',
-}
 
 export const services = [
   {

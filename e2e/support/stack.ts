@@ -1,6 +1,7 @@
 // Every server of the e2e run, on loopback ports of their own (npm start's ports stay free).
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { bin, WRANGLER_ENV } from '../../scripts/stack-tools.mjs'
 
 const root = join(import.meta.dirname, '..', '..')
 const scratch = join(root, '.tmp', 'e2e')
@@ -28,12 +29,10 @@ export type Cdn = 'nginx' | 'emulator'
 export const tokenUrl = (cdn: Cdn = 'nginx') =>
   `http://127.0.0.1:${cdn === 'nginx' ? PORTS.tokenNginx : PORTS.tokenEmulator}/token`
 
-const bin = (cwd: string, pkg: string, script: string) =>
-  join(realpathSync(join(root, cwd, 'node_modules', pkg)), script)
-
-/** Node running a package's script directly, so stopping it stops its children too. */
+/** A command line: Node running a script directly, so stopping it stops its children too. */
 const node = (script: string, ...args: string[]) =>
   [process.execPath, JSON.stringify(script), ...args].join(' ')
+const binScript = (cwd: string, pkg: string, script: string) => bin(cwd, pkg, script)[1]
 
 const tokenWorker = (port: number, plain: number, ip: number) => {
   mkdirSync(scratch, { recursive: true })
@@ -53,7 +52,7 @@ const tokenWorker = (port: number, plain: number, ip: number) => {
   )
   return {
     command: node(
-      bin('apps/token-worker', 'wrangler', 'bin/wrangler.js'),
+      binScript('apps/token-worker', 'wrangler', 'bin/wrangler.js'),
       'dev',
       '--ip 127.0.0.1',
       `--port ${port}`,
@@ -62,11 +61,7 @@ const tokenWorker = (port: number, plain: number, ip: number) => {
     ),
     cwd: join(root, 'apps/token-worker'),
     url: `http://127.0.0.1:${port}/token?video=ready`,
-    env: {
-      WRANGLER_SEND_METRICS: 'false',
-      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-      WRANGLER_HIDE_BANNER: 'true',
-    },
+    env: WRANGLER_ENV,
   }
 }
 
@@ -108,7 +103,7 @@ export const webServers = () => {
     {
       ...shared,
       // a production build: vite's dev server may re-optimise dependencies and reload mid-test
-      command: `${node(bin('apps/demo', 'vite', 'bin/vite.js'), 'build')} && ${node(bin('apps/demo', 'vite', 'bin/vite.js'), 'preview')}`,
+      command: `${node(binScript('apps/demo', 'vite', 'bin/vite.js'), 'build')} && ${node(binScript('apps/demo', 'vite', 'bin/vite.js'), 'preview')}`,
       cwd: join(root, 'apps/demo'),
       url: `http://127.0.0.1:${PORTS.demo}/`,
       env: { DEMO_PORT: String(PORTS.demo) },
