@@ -1,9 +1,9 @@
 import { test as base, expect, type Page } from '@playwright/test'
 import { type Cdn, PORTS, tokenUrl } from './stack.ts'
 
-export type PlayerName = 'videojs' | 'hlsjs' | 'native'
+export type PlayerName = 'videojs' | 'hlsjs' | 'shaka' | 'native'
 /** The players with request hooks (MSE); `native` is the plain `<video>`. */
-export const PLAYERS: PlayerName[] = ['videojs', 'hlsjs']
+export const PLAYERS: PlayerName[] = ['videojs', 'hlsjs', 'shaka']
 
 /** What the demo page plays (its query string). */
 export interface DemoOptions {

@@ -14,7 +14,7 @@ describe('demoConfig', () => {
       refreshLeadSeconds: 15,
       ipBound: false,
       clientIp: undefined,
-      players: ['videojs', 'hlsjs', 'native'],
+      players: ['videojs', 'hlsjs', 'shaka', 'native'],
       mode: 'auto',
       refresh: true,
       level: undefined,

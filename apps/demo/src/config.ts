@@ -1,8 +1,8 @@
 import type { ProtectionMode } from '@proj/token-refresh'
 
-/** The demo's players: video.js, hls.js, and a plain `<video>` playing HLS natively. */
-export type PlayerName = 'videojs' | 'hlsjs' | 'native'
-export const PLAYER_NAMES: readonly PlayerName[] = ['videojs', 'hlsjs', 'native']
+/** The demo's players: video.js, hls.js, Shaka Player, and a plain `<video>` playing HLS natively. */
+export type PlayerName = 'videojs' | 'hlsjs' | 'shaka' | 'native'
+export const PLAYER_NAMES: readonly PlayerName[] = ['videojs', 'hlsjs', 'shaka', 'native']
 const MODES = ['auto', 'hooks', 'service-worker', 'swap'] as const
 
 /** What the demo plays and how it asks for tokens. */

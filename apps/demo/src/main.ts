@@ -1,5 +1,6 @@
 import 'video.js/dist/video-js.css'
 import { createTokenRefresh, fetchToken } from '@proj/hlsjs-token-refresh'
+import { createTokenRefresh as createShakaTokenRefresh } from '@proj/shaka-token-refresh'
 import {
   type NativeProtection,
   protectNativePlayback,
@@ -13,6 +14,7 @@ import {
   VHS_TECH_OPTIONS,
 } from '@proj/videojs-token-refresh'
 import Hls from 'hls.js'
+import shaka from 'shaka-player'
 import videojs from 'video.js'
 import { demoConfig, PLAYER_NAMES, type PlayerName, tokenRequestUrl } from './config.ts'
 import { showStatus } from './status-panel.ts'
@@ -46,6 +48,7 @@ interface PlayerState {
 const demo: Record<PlayerName, PlayerState> = {
   videojs: { errors: [], fatal: [] },
   hlsjs: { errors: [], fatal: [] },
+  shaka: { errors: [], fatal: [] },
   native: { errors: [], fatal: [] },
 }
 Object.assign(window, { demo })
@@ -216,6 +219,47 @@ function watchElement(video: HTMLVideoElement, say: (message: string, isError: b
   video.addEventListener('waiting', () => say('buffering', false))
 }
 
+/** Shaka Player with its request filter (MSE playback, its own networking engine). */
+const startShaka = async () => {
+  const video = section('shaka').querySelector('video') as HTMLVideoElement
+  const state = demo.shaka
+  state.video = video
+  shaka.polyfill.installAll()
+  const player = new shaka.Player()
+  state.player = player
+  await player.attach(video)
+  let say: (message: string, isError: boolean) => void
+  let url: string
+  if (config.refresh) {
+    const refresh = await createShakaTokenRefresh(tokenOptions('shaka'))
+    state.refresher = refresh.refresher
+    state.mode = 'hooks'
+    say = showStatus(
+      section('shaka').querySelector('dl') as HTMLElement,
+      refresh.refresher,
+      config.ipBound,
+    )
+    refresh.attach(player)
+    url = refresh.url
+  } else {
+    say = showStatic('shaka')
+    url = await firstUrl()
+  }
+  player.addEventListener('error', (event) => {
+    const error = (event as Event & { detail?: { code?: number; severity?: number } }).detail
+    // severity 2: CRITICAL, playback stopped
+    if (error?.severity !== 2) return
+    state.fatal.push(`shaka error ${error.code}`)
+    say(`fatal error: shaka ${error.code}`, true)
+  })
+  watchElement(video, say)
+  await player.load(url).catch((error: unknown) => {
+    state.fatal.push(`load failed: ${String((error as { code?: number }).code ?? error)}`)
+    say(`load failed: ${String(error)}`, true)
+  })
+  video.play().catch(() => say('press play', false))
+}
+
 /** A plain `<video>` playing HLS natively, kept fresh by the service worker or by swaps. */
 const startNative = async () => {
   const video = section('native').querySelector('video') as HTMLVideoElement
@@ -263,6 +307,7 @@ const start = async () => {
   await Promise.all([
     config.players.includes('videojs') && startVideojs(),
     config.players.includes('hlsjs') && startHlsjs(),
+    config.players.includes('shaka') && startShaka(),
     config.players.includes('native') && startNative(),
   ])
 }

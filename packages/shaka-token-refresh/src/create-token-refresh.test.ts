@@ -1,0 +1,139 @@
+import { fakeTime, fakeTokenBackend, tinyCdn } from '@proj/token-refresh/testing'
+import shaka from 'shaka-player'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createTokenRefresh, type ShakaTokenRefresh } from './create-token-refresh.ts'
+
+// Shaka's real NetworkingEngine, with its real HTTP plugin, against a small token-checking CDN.
+// as every Shaka page does first (Map.prototype.getOrInsertComputed and friends)
+shaka.polyfill.installAll()
+
+let time: ReturnType<typeof fakeTime>
+let backend: ReturnType<typeof fakeTokenBackend>
+let cdn: Awaited<ReturnType<typeof tinyCdn>>
+let refresh: ShakaTokenRefresh
+let player: shaka.Player
+let engine: shaka.net.NetworkingEngine
+
+beforeEach(async () => {
+  time = fakeTime()
+  backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+  cdn = await tinyCdn(time.clock)
+  refresh = await createTokenRefresh({
+    getToken: cdn.issuing(backend.getToken),
+    refreshLeadSeconds: 6,
+    clock: time.clock,
+    timers: time.timers,
+    visibility: null,
+    onError: () => undefined,
+  })
+  player = new shaka.Player()
+  refresh.attach(player)
+  const networking = player.getNetworkingEngine()
+  if (!networking) throw new Error('no networking engine')
+  engine = networking
+})
+afterEach(async () => {
+  await player.destroy()
+  await cdn.close()
+})
+
+const SEGMENT = shaka.net.NetworkingEngine.RequestType.SEGMENT
+/** Sends `url` through the engine with fast retries; resolves with the status or the error code. */
+const send = async (url: string, maxAttempts = 3) => {
+  const request = shaka.net.NetworkingEngine.makeRequest([url], {
+    ...shaka.net.NetworkingEngine.defaultRetryParameters(),
+    baseDelay: 5,
+    maxAttempts,
+  })
+  try {
+    const response = await engine.request(SEGMENT, request).promise
+    return { status: response.status ?? 200 }
+  } catch (error) {
+    const shakaError = error as shaka.util.Error
+    return { status: Number(shakaError.data?.[1] ?? -1), code: shakaError.code }
+  }
+}
+const tokens = () => cdn.hits.map((hit) => `${hit.token} ${hit.status}`)
+
+describe('the request filter', () => {
+  it('moves a URL resolved under an older token onto the current pair', async () => {
+    const level = new URL('v1/index.m3u8', refresh.url).href
+    await time.advance(28_000) // two refreshes
+    expect((await send(level)).status).toBe(200)
+    expect(tokens()).toEqual(['tok0003plain 200'])
+  })
+
+  it('runs again on every attempt: a retry after a refresh leaves with the new pair', async () => {
+    cdn.failOnce('v0/seg_000.ts', 503)
+    cdn.onHit(async (hit) => {
+      if (hit.status === 503) await refresh.refresher.refresh()
+    })
+    expect((await send(new URL('v0/seg_000.ts', refresh.url).href)).status).toBe(200)
+    expect(tokens()).toEqual(['tok0001plain 503', 'tok0002plain 200'])
+  })
+
+  it('waits for the refresh when a request would leave with a stale token (tab woke up)', async () => {
+    time.jump(60_000)
+    expect((await send(refresh.url)).status).toBe(200)
+    expect(tokens()).toEqual(['tok0002plain 200'])
+  })
+})
+
+describe('403/410 recovery', () => {
+  it.each([403, 410])('a %i refreshes once and the retry succeeds', async (status) => {
+    cdn.failOnce('seg_000.ts', status)
+    expect((await send(new URL('v0/seg_000.ts', refresh.url).href)).status).toBe(200)
+    expect(tokens()).toEqual([`tok0001plain ${status}`, 'tok0002plain 200'])
+    expect(backend.calls).toBe(2)
+  })
+
+  it('key requests too', async () => {
+    cdn.revoke('tok0001plain')
+    expect((await send(new URL('v1/key.bin', refresh.url).href)).status).toBe(200)
+    expect(tokens()).toEqual(['tok0001plain 410', 'tok0002plain 200'])
+  })
+
+  it('a CDN that refuses every token ends in the error, with a bounded number of requests', async () => {
+    cdn.rejectAll()
+    const result = await send(refresh.url, 10)
+    expect(result.status).toBe(403)
+    expect(cdn.hits.length).toBeLessThanOrEqual(3)
+    expect(backend.calls).toBeLessThanOrEqual(3)
+  })
+
+  it('leaves other hosts alone', async () => {
+    const elsewhere = refresh.url.replace('127.0.0.1', 'localhost')
+    await time.advance(14_000)
+    await send(elsewhere, 1)
+    expect(cdn.hits[0]?.token).toBe('tok0001plain')
+  })
+})
+
+describe('attach()', () => {
+  it('makes room for recovery, keeps higher retry counts, and player.destroy() stops the refresh', async () => {
+    const other = new shaka.Player()
+    other.configure({ streaming: { retryParameters: { maxAttempts: 5 } } })
+    const second = await createTokenRefresh({
+      getToken: cdn.issuing(backend.getToken),
+      refreshLeadSeconds: 6,
+      clock: time.clock,
+      timers: time.timers,
+      visibility: null,
+    })
+    refresh.destroy()
+    second.attach(other)
+    const config = other.getConfiguration()
+    expect(config.manifest.retryParameters.maxAttempts).toBe(3)
+    expect(config.streaming.retryParameters.maxAttempts).toBe(5)
+    await time.advance(14_000)
+    const request = shaka.net.NetworkingEngine.makeRequest(
+      [second.url.replace('tok0003plain', 'tok0002plain')],
+      shaka.net.NetworkingEngine.defaultRetryParameters(),
+    )
+    await other.getNetworkingEngine()?.request(SEGMENT, request).promise
+    expect(tokens()).toEqual(['tok0003plain 200'])
+    expect(time.pending).toBe(1)
+    await other.destroy()
+    expect(time.pending).toBe(0)
+  })
+})

@@ -1,0 +1,81 @@
+import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
+import type shaka from 'shaka-player'
+import { tokenRequestFilter } from './request-filter.ts'
+import { recoveringRetryParameters, tokenRecovery } from './retry-recovery.ts'
+
+/** What {@link createTokenRefresh} gives a Shaka page. */
+export interface ShakaTokenRefresh {
+  /** The core: current record, `refreshCount`, `tokenrefreshed`/`error` events. */
+  readonly refresher: TokenRefresher
+  /** The master playlist to `player.load()` (`url`, or `url_ip` when `ipBound`). */
+  readonly url: string
+  /**
+   * Registers the request filter and the 403/410 recovery on `player`'s NetworkingEngine and
+   * makes room for the recovery in its retry parameters; `player.destroy()` then also stops the
+   * refresh. Call before `player.load(refresh.url)`.
+   */
+  attach(player: shaka.Player): void
+  /** Unregisters from every attached player and stops every timer and listener. */
+  destroy(): void
+}
+
+/**
+ * Fetches the first token (before the player loads anything) and returns what keeps a Shaka
+ * Player's every request on a fresh `{token}/{expires}` pair.
+ *
+ * @example
+ * ```ts
+ * import shaka from 'shaka-player'
+ * import { createTokenRefresh, fetchToken } from '@proj/shaka-token-refresh'
+ *
+ * const refresh = await createTokenRefresh({
+ *   getToken: () => fetchToken('https://tokens.example.com/token?video=demo&type=vod&expire=300'),
+ *   refreshLeadSeconds: 60,
+ * })
+ * const player = new shaka.Player()
+ * await player.attach(document.querySelector('video')!)
+ * refresh.attach(player)
+ * await player.load(refresh.url)
+ * ```
+ */
+export const createTokenRefresh = async (
+  options: TokenRefreshOptions,
+): Promise<ShakaTokenRefresh> => {
+  const refresher = await TokenRefresher.create(options)
+  const requestFilter = tokenRequestFilter(refresher)
+  const detachers: (() => void)[] = []
+  const destroy = () => {
+    for (const detach of detachers.splice(0)) detach()
+    refresher.destroy()
+  }
+  return {
+    refresher,
+    get url() {
+      return refresher.url
+    },
+    attach(player) {
+      const engine = player.getNetworkingEngine()
+      if (!engine)
+        throw new Error('token refresh: this Shaka player has no networking engine (destroyed?)')
+      const recovery = tokenRecovery(refresher)
+      engine.registerRequestFilter(requestFilter)
+      engine.registerResponseFilter(recovery.onResponse)
+      engine.addEventListener('retry', recovery.onRetry)
+      player.configure(recoveringRetryParameters(player.getConfiguration()))
+      // Shaka announces no destruction: its destroy() is wrapped on this instance instead.
+      const playerDestroy = player.destroy.bind(player)
+      Object.assign(player, {
+        destroy: () => {
+          destroy()
+          return playerDestroy()
+        },
+      })
+      detachers.push(() => {
+        engine.unregisterRequestFilter(requestFilter)
+        engine.unregisterResponseFilter(recovery.onResponse)
+        engine.removeEventListener('retry', recovery.onRetry)
+      })
+    },
+    destroy,
+  }
+}

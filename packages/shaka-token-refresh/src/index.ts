@@ -1,0 +1,9 @@
+export {
+  fetchToken,
+  type TokenRecord,
+  TokenRefresher,
+  type TokenRefreshOptions,
+} from '@proj/token-refresh'
+export { createTokenRefresh, type ShakaTokenRefresh } from './create-token-refresh.ts'
+export { tokenRequestFilter } from './request-filter.ts'
+export { recoveringRetryParameters, type TokenRecovery, tokenRecovery } from './retry-recovery.ts'

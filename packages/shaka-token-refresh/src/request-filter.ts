@@ -1,0 +1,20 @@
+import type { TokenRefresher } from '@proj/token-refresh'
+import type shaka from 'shaka-player'
+
+/**
+ * A Shaka request filter that moves every URI of a request (manifest, media playlists,
+ * segments, init segments, AES keys) onto the current `{token}/{expires}` pair and host. Shaka
+ * runs request filters again on every retry attempt and waits for a returned promise, so each
+ * attempt leaves with the pair current at that moment, after a due refresh (bounded by
+ * `maxWaitMs`: the refresher's `prepare` never rejects).
+ *
+ * @example
+ * ```ts
+ * player.getNetworkingEngine()?.registerRequestFilter(tokenRequestFilter(refresher))
+ * ```
+ */
+export const tokenRequestFilter =
+  (refresher: TokenRefresher): shaka.extern.RequestFilter =>
+  async (_type, request) => {
+    request.uris = await Promise.all(request.uris.map((uri) => refresher.prepare(uri)))
+  }
