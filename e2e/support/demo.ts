@@ -135,6 +135,8 @@ export interface PlayerProbe {
   fatal: string[]
   /** `hooks`, `service-worker` or `swap`; undefined before the player is set up. */
   mode: string | undefined
+  /** Video frames decoded so far: what really plays (a player may move currentTime without media). */
+  frames: number
   swaps: SwapProbe[]
 }
 
@@ -157,9 +159,26 @@ export const probe = (page: Page, player: PlayerName): Promise<PlayerProbe> =>
       errors: state?.errors ?? [],
       fatal: state?.fatal ?? [],
       mode: state?.native?.mode ?? state?.mode,
+      frames: state?.video?.getVideoPlaybackQuality().totalVideoFrames ?? 0,
       swaps: [...(state?.native?.swaps ?? [])],
     }
   }, player)
+
+/**
+ * Resolves once no video frame has been decoded for 5 s (within `timeoutMs`): playback has
+ * stopped. Frames, not currentTime: Shaka keeps nudging currentTime across an empty buffer.
+ */
+export const waitForPlaybackToStop = (page: Page, player: PlayerName, timeoutMs = 45_000) =>
+  expect
+    .poll(
+      async () => {
+        const before = (await probe(page, player)).frames
+        await page.waitForTimeout(5000)
+        return (await probe(page, player)).frames - before
+      },
+      { timeout: timeoutMs, intervals: [0] },
+    )
+    .toBe(0)
 
 /** Waits until the player's currentTime moves. */
 export const waitForPlayback = async (page: Page, player: PlayerName) => {

@@ -8,6 +8,7 @@ import {
   type TrafficLog,
   test,
   waitForPlayback,
+  waitForPlaybackToStop,
   watchPlayback,
 } from '../support/demo.ts'
 
@@ -164,14 +165,5 @@ test('control: native playback without protection dies at the first expiry', asy
   // the element's no-cors request gets 410 from the CDN; the page sees a failed load
   await expect.poll(() => traffic.rejected().length, { timeout: 40_000 }).toBeGreaterThan(0)
   expect(traffic.rejected()[0]?.at ?? 0).toBeGreaterThanOrEqual((token?.expires ?? 0) * 1000)
-  await expect
-    .poll(
-      async () => {
-        const before = (await probe(page, native)).time
-        await page.waitForTimeout(5000)
-        return (await probe(page, native)).time - before
-      },
-      { timeout: 45_000, intervals: [0] },
-    )
-    .toBe(0)
+  await waitForPlaybackToStop(page, native)
 })

@@ -1,5 +1,6 @@
 import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import type shaka from 'shaka-player'
+import { shakaClockSync } from './clock-sync.ts'
 import { tokenRequestFilter } from './request-filter.ts'
 import { recoveringRetryParameters, tokenRecovery } from './retry-recovery.ts'
 
@@ -11,8 +12,9 @@ export interface ShakaTokenRefresh {
   readonly url: string
   /**
    * Registers the request filter and the 403/410 recovery on `player`'s NetworkingEngine and
-   * makes room for the recovery in its retry parameters; `player.destroy()` then also stops the
-   * refresh. Call before `player.load(refresh.url)`.
+   * makes room for the recovery in its retry parameters, and keeps a live presentation on the
+   * server's time when the viewer's clock jumps; `player.destroy()` then also stops the refresh.
+   * Call before `player.load(refresh.url)`.
    */
   attach(player: shaka.Player): void
   /** Unregisters from every attached player and stops every timer and listener. */
@@ -58,6 +60,8 @@ export const createTokenRefresh = async (
       if (!engine)
         throw new Error('token refresh: this Shaka player has no networking engine (destroyed?)')
       const recovery = tokenRecovery(refresher)
+      const clock = shakaClockSync(player, refresher)
+      engine.registerRequestFilter(clock.onRequest)
       engine.registerRequestFilter(requestFilter)
       engine.registerResponseFilter(recovery.onResponse)
       engine.addEventListener('retry', recovery.onRetry)
@@ -71,6 +75,8 @@ export const createTokenRefresh = async (
         },
       })
       detachers.push(() => {
+        clock.detach()
+        engine.unregisterRequestFilter(clock.onRequest)
         engine.unregisterRequestFilter(requestFilter)
         engine.unregisterResponseFilter(recovery.onResponse)
         engine.removeEventListener('retry', recovery.onRetry)

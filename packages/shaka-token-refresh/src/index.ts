@@ -4,6 +4,7 @@ export {
   TokenRefresher,
   type TokenRefreshOptions,
 } from '@proj/token-refresh'
+export { shakaClockSync } from './clock-sync.ts'
 export { createTokenRefresh, type ShakaTokenRefresh } from './create-token-refresh.ts'
 export { tokenRequestFilter } from './request-filter.ts'
 export { recoveringRetryParameters, type TokenRecovery, tokenRecovery } from './retry-recovery.ts'

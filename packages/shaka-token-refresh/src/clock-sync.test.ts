@@ -1,0 +1,65 @@
+import { TokenRefresher, withServerDate } from '@proj/token-refresh'
+import { fakeTime, fakeTokenBackend } from '@proj/token-refresh/testing'
+import type shaka from 'shaka-player'
+import { describe, expect, it, vi } from 'vitest'
+import { shakaClockSync } from './clock-sync.ts'
+
+describe('shakaClockSync', () => {
+  it("moves Shaka's clock by the change of server − client since load, not by the skew itself", async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+    let clientAheadMs = 600_000 // 10 min fast from the start: Shaka loads on that clock
+    const refresher = await TokenRefresher.create({
+      getToken: async () =>
+        withServerDate(await backend.getToken(), time.clock.now() - clientAheadMs),
+      refreshLeadSeconds: 6,
+      clock: time.clock,
+      timers: time.timers,
+      visibility: null,
+    })
+    const offsets: number[] = []
+    const player = Object.assign(new EventTarget(), {
+      getManifest: () => ({
+        presentationTimeline: { setClockOffset: (ms: number) => offsets.push(ms) },
+      }),
+    }) as unknown as shaka.Player
+    const clock = shakaClockSync(player, refresher)
+    player.dispatchEvent(new Event('loaded'))
+    expect(offsets.at(-1)).toBeCloseTo(0, -2)
+    clientAheadMs = -600_000 // the clock is set 20 min back: now 10 min slow
+    await refresher.refresh()
+    expect(offsets.at(-1)).toBeCloseTo(1_200_000, -2)
+    clock.onRequest()
+    expect(offsets.at(-1)).toBeCloseTo(1_200_000, -2)
+    clock.detach()
+    refresher.destroy()
+  })
+
+  it('undoes a jump of the wall clock at once and asks the server again', async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+    const refresher = await TokenRefresher.create({
+      getToken: backend.getToken,
+      refreshLeadSeconds: 6,
+      clock: time.clock,
+      timers: time.timers,
+      visibility: null,
+    })
+    const offsets: number[] = []
+    const player = Object.assign(new EventTarget(), {
+      getManifest: () => ({
+        presentationTimeline: { setClockOffset: (ms: number) => offsets.push(ms) },
+      }),
+    }) as unknown as shaka.Player
+    const clock = shakaClockSync(player, refresher)
+    player.dispatchEvent(new Event('loaded'))
+    const realNow = Date.now.bind(Date)
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 40_000)
+    clock.onRequest()
+    expect(offsets.at(-1)).toBeCloseTo(-40_000, -2)
+    expect(backend.calls).toBe(2)
+    vi.restoreAllMocks()
+    clock.detach()
+    refresher.destroy()
+  })
+})
