@@ -34,6 +34,7 @@ export default defineConfig(async () => {
                   JWT_VIDEOS_CLAIM: '',
                   JWT_ISSUER: '',
                   JWT_AUDIENCE: '',
+                  JWT_REQUIRE_EXP: '',
                   TEST_PRIVATE_JWK: JSON.stringify(jwks.privateJwk),
                 },
                 outboundService: (request: Request) => {

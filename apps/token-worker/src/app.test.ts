@@ -1,5 +1,5 @@
 import { exports } from 'cloudflare:workers'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { independentToken, NOW_MS, NOW_S, testEnv } from '../test/helpers.ts'
 import { createTokenApp } from './app.ts'
 import { allow, deny } from './authorize.ts'
@@ -239,5 +239,45 @@ describe('the deployed entry point (wrangler.jsonc + src/worker.ts)', () => {
     expect(body.token_ip).toBe(
       await independentToken(`12345_demo_test-secret_${body.expires}_198.51.100.20`),
     )
+  })
+})
+
+describe('the issuance audit log', () => {
+  it('writes one JSON line per issued token: the join fields, never the secret, tokens or URLs', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined)
+    try {
+      const res = await exports.default.fetch(
+        'https://tokens.test/token?video=demo&type=vod&expire=60',
+        {
+          headers: { 'x-real-ip': '203.0.113.9', 'x-request-id': 'req-123' },
+        },
+      )
+      const record = await res.json<{
+        token: string
+        token_ip: string
+        expires: number
+        url: string
+      }>()
+      const lines = log.mock.calls
+        .map(([line]) => String(line))
+        .filter((line) => line.includes('token_issued'))
+      expect(lines).toHaveLength(1)
+      const entry = JSON.parse(lines[0] ?? '{}')
+      expect(entry).toEqual({
+        event: 'token_issued',
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        video: 'demo',
+        type: 'vod',
+        expires: record.expires,
+        path: '/videos/12345_demo/',
+        client_ip: '203.0.113.9',
+        request_id: 'req-123',
+      })
+      expect(res.headers.get('x-request-id')).toBe('req-123')
+      for (const secret of ['test-secret', record.token, record.token_ip, record.url])
+        expect(lines[0]).not.toContain(secret)
+    } finally {
+      log.mockRestore()
+    }
   })
 })

@@ -1,8 +1,16 @@
 import { zValidator } from '@hono/zod-validator'
-import { createTokenRecord, detectClientIp, normalizeIp, VIDEO_SLUG_PATTERN } from '@proj/signing'
+import {
+  createTokenRecord,
+  detectClientIp,
+  normalizeIp,
+  streamType,
+  VIDEO_SLUG_PATTERN,
+} from '@proj/signing'
 import { Hono } from 'hono'
 import { cors } from 'hono/cors'
+import { requestId } from 'hono/request-id'
 import * as z from 'zod/mini'
+import { issuedToken } from './audit-log.ts'
 import { type Authorizer, authorizerFor } from './authorize.ts'
 import { loadConfig } from './config.ts'
 import { fail, handleError, handleNotFound } from './errors.ts'
@@ -92,6 +100,7 @@ export const createTokenApp = ({ authorize, now = Date.now }: TokenAppOptions = 
   const app = new Hono<TokenAppEnv>()
   app.onError(handleError)
   app.notFound(handleNotFound)
+  app.use(requestId())
   app.use(async function configAndNosniff(c, next) {
     c.set('config', loadConfig(c.env))
     c.header('X-Content-Type-Options', 'nosniff')
@@ -112,6 +121,19 @@ export const createTokenApp = ({ authorize, now = Date.now }: TokenAppOptions = 
         signing,
         { video: query.video, type: query.type, expire: query.expire, clientIp },
         { nowSeconds: Math.floor(now() / 1000) },
+      )
+      // one structured line per issued token (Workers: observability logs; Node: stdout)
+      const payload = c.get('jwtPayload') as { sub?: unknown } | undefined
+      console.log(
+        JSON.stringify(
+          issuedToken(record, {
+            video: query.video,
+            type: streamType(query.type),
+            sub: payload?.sub,
+            requestId: c.get('requestId'),
+            nowMs: now(),
+          }),
+        ),
       )
       c.header('Cache-Control', 'no-store')
       // The clock the record was signed with, to the second (every runtime, not only the edge).

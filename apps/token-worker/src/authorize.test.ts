@@ -70,6 +70,15 @@ describe('AUTH_MODE=jwt with a shared secret', () => {
     expect(await res.json()).toEqual({ error: 'Unauthorized' })
   })
 
+  it('refuses a token without exp (valid forever) unless JWT_REQUIRE_EXP=false', async () => {
+    const forever = await sign({ videos: ['demo'] }, JWT_SECRET, 'HS256')
+    const res = await call('demo', forever, mode)
+    expect(res.status).toBe(401)
+    expect(await res.json()).toEqual({ error: expect.stringContaining('no exp') })
+    expect((await call('demo', forever, { ...mode, JWT_REQUIRE_EXP: 'false' })).status).toBe(200)
+    expect((await call('demo', forever, { ...mode, JWT_REQUIRE_EXP: 'maybe' })).status).toBe(500)
+  })
+
   it('answers 403 when the videos claim does not list the video', async () => {
     const res = await call('paid', await token({ videos: ['demo'] }), mode)
     expect(res.status).toBe(403)

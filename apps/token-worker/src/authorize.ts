@@ -2,7 +2,9 @@ import type { Context } from 'hono'
 import { jwk } from 'hono/jwk'
 import { jwt } from 'hono/jwt'
 import type { MiddlewareHandler } from 'hono/types'
+import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
 import type { AuthConfig } from './config.ts'
+import { JwksCache, kidOf } from './jwks-cache.ts'
 import type { TokenAppEnv } from './types.ts'
 
 /** The outcome of an authorization check. */
@@ -80,9 +82,17 @@ export const allowAll: Authorizer = () => {
 export const claimAllows = (claim: unknown, video: string): boolean =>
   claim === '*' || (Array.isArray(claim) && (claim.includes('*') || claim.includes(video)))
 
-const verifiers = new WeakMap<AuthConfig, MiddlewareHandler>()
+type JwtAuth = Extract<AuthConfig, { mode: 'jwt' }>
 
-const verifierFor = (auth: Extract<AuthConfig, { mode: 'jwt' }>): MiddlewareHandler => {
+/** Per configuration (one per isolate): the verifying middleware and, for a JWKS URL, its key cache. */
+interface Verifier {
+  middleware: MiddlewareHandler
+  cache: JwksCache | undefined
+}
+
+const verifiers = new WeakMap<AuthConfig, Verifier>()
+
+const verifierFor = (auth: JwtAuth): Verifier => {
   let verifier = verifiers.get(auth)
   if (verifier) return verifier
   const verification = {
@@ -91,20 +101,22 @@ const verifierFor = (auth: Extract<AuthConfig, { mode: 'jwt' }>): MiddlewareHand
   }
   const realm = 'token'
   if (auth.secret) {
-    verifier = jwt({ secret: auth.secret.key, alg: auth.secret.alg, realm, verification })
+    verifier = {
+      middleware: jwt({ secret: auth.secret.key, alg: auth.secret.alg, realm, verification }),
+      cache: undefined,
+    }
   } else {
-    const { url, keys, algs } = auth.jwks ?? { algs: [] }
-    // Workers cache the key set at the edge for five minutes instead of fetching it per request.
-    verifier = jwk(
-      {
-        ...(url !== undefined && { jwks_uri: url }),
-        ...(keys !== undefined && { keys }),
-        alg: algs,
-        realm,
-        verification,
+    const { url, keys: inline = [], algs } = auth.jwks ?? { algs: [] }
+    // Our own cache, not the middleware's jwks_uri: that fetches on every request off Workers.
+    const cache = url === undefined ? undefined : new JwksCache({ url })
+    let fetched: HonoJsonWebKey[] = []
+    verifier = {
+      cache,
+      middleware: async (c, next) => {
+        if (cache) fetched = await cache.keysFor(kidOf(c.req.header('authorization')))
+        return jwk({ keys: () => [...inline, ...fetched], alg: algs, realm, verification })(c, next)
       },
-      { cf: { cacheTtl: 300, cacheEverything: true } } as RequestInit,
-    )
+    }
   }
   verifiers.set(auth, verifier)
   return verifier
@@ -112,8 +124,9 @@ const verifierFor = (auth: Extract<AuthConfig, { mode: 'jwt' }>): MiddlewareHand
 
 /**
  * Mode `jwt`: verifies the viewer's `Authorization: Bearer <jwt>` with Hono's `jwt` (shared
- * secret) or `jwk` (JWKS) middleware (signature, `exp`, `nbf`, optional `iss`/`aud`), then
- * requires the videos claim to list the video or `*`. A failed verification throws the
+ * secret) or `jwk` (JWKS, keys from a {@link JwksCache}) middleware (signature, `exp`, `nbf`,
+ * optional `iss`/`aud`), requires `exp` unless `JWT_REQUIRE_EXP=false`, then requires the videos
+ * claim to list the video or `*`. A failed verification throws the
  * middleware's 401 with its `WWW-Authenticate` challenge.
  *
  * @example
@@ -123,14 +136,15 @@ const verifierFor = (auth: Extract<AuthConfig, { mode: 'jwt' }>): MiddlewareHand
  * ```
  */
 export const jwtAuthorizer =
-  (auth: Extract<AuthConfig, { mode: 'jwt' }>): Authorizer =>
+  (auth: JwtAuth): Authorizer =>
   async (c, video) => {
-    await verifierFor(auth)(c, async () => {})
+    await verifierFor(auth).middleware(c, async () => {})
     const payload: unknown = c.get('jwtPayload')
-    const claim =
-      typeof payload === 'object' && payload !== null
-        ? (payload as Record<string, unknown>)[auth.videosClaim]
-        : undefined
+    const claims =
+      typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {}
+    if (auth.requireExp && typeof claims.exp !== 'number')
+      return deny(401, 'viewer token has no exp (it would be valid forever): issue it with one')
+    const claim = claims[auth.videosClaim]
     return claimAllows(claim, video)
       ? allow
       : deny(403, `token does not grant access to video "${video}"`)

@@ -19,6 +19,7 @@ type WorkerVariable =
   | 'JWT_VIDEOS_CLAIM'
   | 'JWT_ISSUER'
   | 'JWT_AUDIENCE'
+  | 'JWT_REQUIRE_EXP'
 
 /** Every variable the worker reads. */
 export type ConfigVariable = SigningVariable | WorkerVariable
@@ -36,6 +37,8 @@ export type AuthConfig =
       videosClaim: string
       issuer?: string
       audience?: string
+      /** Refuse viewer JWTs without `exp` (valid forever otherwise). Default true. */
+      requireExp: boolean
     }
 
 /** The validated configuration. */
@@ -133,6 +136,10 @@ const rules = {
   ],
   JWT_ISSUER: [z.optional(z.string().check(z.minLength(1))), 'must be non-empty'],
   JWT_AUDIENCE: [z.optional(z.string().check(z.minLength(1))), 'must be non-empty'],
+  JWT_REQUIRE_EXP: [
+    z._default(z.enum(['true', 'false']), 'true'),
+    'must be "true" (default: viewer JWTs need exp) or "false"',
+  ],
 } satisfies Record<WorkerVariable, [z.ZodMiniType, string]>
 
 type Parsed = { [K in WorkerVariable]: z.output<(typeof rules)[K][0]> }
@@ -187,6 +194,7 @@ const readAuth = (env: TokenWorkerEnv): AuthConfig => {
     videosClaim: read(env, 'JWT_VIDEOS_CLAIM'),
     ...(issuer !== undefined && { issuer }),
     ...(audience !== undefined && { audience }),
+    requireExp: read(env, 'JWT_REQUIRE_EXP') === 'true',
   }
 }
 

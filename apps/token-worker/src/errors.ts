@@ -27,7 +27,7 @@ const render = (c: Context, status: ContentfulStatusCode, error: string) => {
 
 /**
  * The app's single `onError`: HTTP errors keep their status and message (and a JWT challenge
- * keeps its `WWW-Authenticate`); configuration errors are 500s naming the variable; anything else
+ * its `WWW-Authenticate`, a 503 its `Retry-After`); configuration errors are 500s naming the variable; anything else
  * is a 500 whose detail goes to the log only.
  *
  * @example
@@ -37,8 +37,10 @@ const render = (c: Context, status: ContentfulStatusCode, error: string) => {
  */
 export const handleError = (err: Error, c: Context): Response => {
   if (err instanceof HTTPException) {
-    const challenge = err.res?.headers.get('WWW-Authenticate')
-    if (challenge) c.header('WWW-Authenticate', challenge)
+    for (const name of ['WWW-Authenticate', 'Retry-After']) {
+      const value = err.res?.headers.get(name)
+      if (value) c.header(name, value)
+    }
     return render(c, err.status as ContentfulStatusCode, err.message || 'request failed')
   }
   if (err instanceof ConfigError) {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createHash } from 'node:crypto'
+import { createHash, webcrypto } from 'node:crypto'
 import { once } from 'node:events'
 import { type AddressInfo, createServer } from 'node:net'
 import { join } from 'node:path'
@@ -63,6 +63,83 @@ describe('src/node.ts', () => {
       `https://cdn.node.test/videos/777_demo/${body.token}/${body.expires}/master.m3u8`,
     )
     expect((await fetch(`http://127.0.0.1:${PORT}/token`)).status).toBe(400)
+  })
+
+  it('with JWT_JWKS_URL: one key fetch for 50 requests; a down key server is a 503, not a 401', async () => {
+    const { createServer: createHttpServer } = await import('node:http')
+    const { sign } = await import('hono/jwt')
+    const pair = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+      'sign',
+      'verify',
+    ])) as webcrypto.CryptoKeyPair
+    const publicJwk = {
+      ...(await webcrypto.subtle.exportKey('jwk', pair.publicKey)),
+      kid: 'k1',
+      alg: 'ES256',
+    }
+    // with alg, hono's sign puts the kid in the header
+    const privateJwk = {
+      ...(await webcrypto.subtle.exportKey('jwk', pair.privateKey)),
+      kid: 'k1',
+      alg: 'ES256',
+    }
+    let hits = 0
+    let down = false
+    const keyServer = createHttpServer((_, response) => {
+      hits++
+      if (down) return response.writeHead(500).end('down')
+      response.setHeader('content-type', 'application/json')
+      response.end(JSON.stringify({ keys: [publicJwk] }))
+    })
+    await new Promise<void>((resolve) => keyServer.listen(0, '127.0.0.1', resolve))
+    const jwksUrl = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}/jwks.json`
+    const port = PORT + 2
+    const jwtServer = await start({
+      ...config,
+      PORT: String(port),
+      AUTH_MODE: 'jwt',
+      JWT_JWKS_URL: jwksUrl,
+    })
+    try {
+      for (let i = 0; i < 100 && !jwtServer.output().includes('listening'); i++)
+        await new Promise((r) => setTimeout(r, 50))
+      const token = await sign(
+        { videos: ['demo'], exp: Math.floor(Date.now() / 1000) + 300 },
+        privateJwk as never,
+        'ES256',
+      )
+      const ask = () =>
+        fetch(`http://127.0.0.1:${port}/token?video=demo`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+      const first = await ask()
+      expect(first.status, `${await first.clone().text()} ${jwtServer.output()}`).toBe(200)
+      for (let i = 0; i < 49; i++) expect((await ask()).status).toBe(200)
+      expect(hits).toBe(1)
+      // a fresh process whose key server is down from the start
+      down = true
+      const downServer = await start({
+        ...config,
+        PORT: String(port + 1),
+        AUTH_MODE: 'jwt',
+        JWT_JWKS_URL: jwksUrl,
+      })
+      try {
+        for (let i = 0; i < 100 && !downServer.output().includes('listening'); i++)
+          await new Promise((r) => setTimeout(r, 50))
+        const res = await fetch(`http://127.0.0.1:${port + 1}/token?video=demo`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+        expect(res.status).toBe(503)
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+        expect(await res.json()).toEqual({ error: expect.stringContaining('key server') })
+      } finally {
+        downServer.child.kill()
+      }
+    } finally {
+      jwtServer.child.kill()
+      keyServer.close()
+    }
   })
 
   it('refuses to start on bad configuration, naming the variable and not the secret', async () => {
