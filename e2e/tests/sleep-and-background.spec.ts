@@ -23,7 +23,9 @@ for (const player of PLAYERS) {
     const jumpedAt = Date.now()
     const run = await watchPlayback(page, player, 20_000)
     expect(run.advanced).toBeGreaterThan(15)
-    expect(run.longestStallMs).toBeLessThanOrEqual(1000)
+    // Shaka places the live edge with Date.now(): the jump moves it until the adapter undoes it
+    // (within 100 ms, later on a loaded machine), which can cost Shaka a short rebuffer
+    expect(run.longestStallMs).toBeLessThanOrEqual(player === 'shaka' ? 2000 : 1000)
     const state = await probe(page, player)
     expect(state.fatal).toEqual([])
     expect(state.token).not.toBe(before)

@@ -13,7 +13,7 @@ const JUMP_MS = 2000
  * laptop whose clock is corrected) moves its live edge by as much and playback stalls, whatever
  * the token. The refresher knows the server's clock from each token response (`Date`), so the
  * change of `server − client` since the presentation loaded becomes Shaka's clock offset. A
- * jump of the wall clock against the monotonic clock (checked every 250 ms and on every request)
+ * jump of the wall clock against the monotonic clock (checked every 100 ms and on every request)
  * is undone at once, before Shaka's playhead follows it, and re-measured with one refresh.
  *
  * @example
@@ -27,7 +27,10 @@ export const shakaClockSync = (player: shaka.Player, refresher: TokenRefresher) 
   let base: number | undefined
   let offset = 0
   let lastWall = wallMinusMonotonic()
-  const apply = () => player.getManifest()?.presentationTimeline.setClockOffset(offset)
+  // Read once per load: getManifest() is Shaka's only way to the timeline, and it warns on each
+  // call that the manifest structure is internal.
+  let timeline: { setClockOffset(offset: number): void } | undefined
+  const apply = () => timeline?.setClockOffset(offset)
   // The server's word, from the last token response.
   const measured = () => {
     const skew = refresher.serverNow() - Date.now()
@@ -49,9 +52,10 @@ export const shakaClockSync = (player: shaka.Player, refresher: TokenRefresher) 
   const onLoaded = () => {
     base = undefined
     lastWall = wallMinusMonotonic()
+    timeline = player.getManifest()?.presentationTimeline
     measured()
   }
-  const timer = setInterval(watch, 250)
+  const timer = setInterval(watch, 100)
   player.addEventListener('loaded', onLoaded)
   refresher.addEventListener('tokenrefreshed', measured)
   return {
