@@ -85,7 +85,7 @@ export const fakeWorld = (time: FakeTime, options: { store?: RecordStore } = {})
       const container = {
         get controller() {
           return {
-            postMessage: (message: unknown, transfer: Transferable[]) =>
+            postMessage: (message: unknown, transfer: Transferable[] = []) =>
               void world.worker.receive(message as never, id, transfer[0] as MessagePort),
           }
         },

@@ -179,4 +179,17 @@ describe('RequestRewriter', () => {
     await play(new URL('v0/key.bin', refresher.url).href)
     expect(await page.connection.seen(refresher.url)).toEqual({ playlists: 1, media: 2 })
   })
+
+  it('a tab that closes forgets its own record only: another tab of the video keeps playing', async () => {
+    const first = world.page('tab-1')
+    const a = await first.open('12345_demo')
+    await time.advance(1000)
+    const second = world.page('tab-2')
+    await second.open('12345_demo') // the newer record of the video, pushed by tab-2
+    first.connection.destroy() // tab-1 closes: it forgets what it registered
+    world.pages.delete('tab-1')
+    second.frozen = true // nobody can answer: the worker's own record must still be there
+    const result = await play(new URL('v0/seg_000.ts', a.url).href, 'tab-2')
+    expect(result.status).toBe(200)
+  })
 })

@@ -113,7 +113,10 @@ export class RequestRewriter {
     let reply: unknown = true
     if (message.kind === 'token-refresh:record') this.#accept(message.entry, clientId)
     else if (message.kind === 'token-refresh:forget') {
-      for (const [key, slot] of this.#slots) if (slot.rewrite(message.url)) this.#slots.delete(key)
+      // only the page's own record: another tab may still play the video
+      for (const [key, slot] of this.#slots)
+        if (slot.rewrite(message.url) && (slot.clientId === clientId || !slot.clientId))
+          this.#slots.delete(key)
     } else if (message.kind === 'token-refresh:seen') {
       reply = { playlists: 0, media: 0 }
       for (const slot of this.#slots.values()) if (slot.rewrite(message.url)) reply = slot.seen
