@@ -1,4 +1,9 @@
-import { fakeTime, fakeTokenBackend, tinyCdn } from '@proj/token-refresh/testing'
+import {
+  fakeTime,
+  fakeTokenBackend,
+  testRefreshOptions,
+  tinyCdn,
+} from '@proj/token-refresh/testing'
 import Hls, {
   FetchLoader,
   type LoaderCallbacks,
@@ -192,12 +197,7 @@ describe('attachNative (browsers where Hls.isSupported() is false)', () => {
 describe("the loader on hls.js's loaders", () => {
   it('works on the FetchLoader too (loadInternal since hls.js 1.7): rewrites and recovers', async () => {
     const other = await createTokenRefresh({
-      getToken: cdn.issuing(backend.getToken),
-      refreshLeadSeconds: 6,
-      clock: time.clock,
-      timers: time.timers,
-      visibility: null,
-      onError: () => undefined,
+      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
       hlsConfig: { loader: FetchLoader as never },
     })
     const Loader = other.hlsConfig.loader
@@ -244,11 +244,7 @@ describe("the loader on hls.js's loaders", () => {
       }
     }
     const broken = await createTokenRefresh({
-      getToken: cdn.issuing(backend.getToken),
-      refreshLeadSeconds: 6,
-      clock: time.clock,
-      timers: time.timers,
-      visibility: null,
+      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
       hlsConfig: { loader: Broken as never },
     })
     const Loader = broken.hlsConfig.loader

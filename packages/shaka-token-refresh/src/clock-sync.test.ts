@@ -1,8 +1,19 @@
 import { TokenRefresher, withServerDate } from '@proj/token-refresh'
-import { fakeTime, fakeTokenBackend } from '@proj/token-refresh/testing'
+import { fakeTime, fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
 import type shaka from 'shaka-player'
 import { describe, expect, it, vi } from 'vitest'
 import { shakaClockSync } from './clock-sync.ts'
+
+/** A player whose timeline records every clock offset it is given. */
+const fakePlayer = () => {
+  const offsets: number[] = []
+  const player = Object.assign(new EventTarget(), {
+    getManifest: () => ({
+      presentationTimeline: { setClockOffset: (ms: number) => offsets.push(ms) },
+    }),
+  }) as unknown as shaka.Player
+  return { player, offsets }
+}
 
 describe('shakaClockSync', () => {
   it("moves Shaka's clock by the change of server − client since load, not by the skew itself", async () => {

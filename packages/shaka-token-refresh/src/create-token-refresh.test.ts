@@ -1,4 +1,9 @@
-import { fakeTime, fakeTokenBackend, tinyCdn } from '@proj/token-refresh/testing'
+import {
+  fakeTime,
+  fakeTokenBackend,
+  testRefreshOptions,
+  tinyCdn,
+} from '@proj/token-refresh/testing'
 import shaka from 'shaka-player'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createTokenRefresh, type ShakaTokenRefresh } from './create-token-refresh.ts'
@@ -18,14 +23,7 @@ beforeEach(async () => {
   time = fakeTime()
   backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
   cdn = await tinyCdn(time.clock)
-  refresh = await createTokenRefresh({
-    getToken: cdn.issuing(backend.getToken),
-    refreshLeadSeconds: 6,
-    clock: time.clock,
-    timers: time.timers,
-    visibility: null,
-    onError: () => undefined,
-  })
+  refresh = await createTokenRefresh(testRefreshOptions(time, cdn.issuing(backend.getToken)))
   player = new shaka.Player()
   refresh.attach(player)
   const networking = player.getNetworkingEngine()
@@ -113,13 +111,7 @@ describe('attach()', () => {
   it('makes room for recovery, keeps higher retry counts, and player.destroy() stops the refresh', async () => {
     const other = new shaka.Player()
     other.configure({ streaming: { retryParameters: { maxAttempts: 5 } } })
-    const second = await createTokenRefresh({
-      getToken: cdn.issuing(backend.getToken),
-      refreshLeadSeconds: 6,
-      clock: time.clock,
-      timers: time.timers,
-      visibility: null,
-    })
+    const second = await createTokenRefresh(testRefreshOptions(time, cdn.issuing(backend.getToken)))
     refresh.destroy()
     second.attach(other)
     const config = other.getConfiguration()
