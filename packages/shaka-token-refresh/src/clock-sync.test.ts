@@ -20,20 +20,12 @@ describe('shakaClockSync', () => {
     const time = fakeTime()
     const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
     let clientAheadMs = 600_000 // 10 min fast from the start: Shaka loads on that clock
-    const refresher = await TokenRefresher.create({
-      getToken: async () =>
+    const refresher = await TokenRefresher.create(
+      testRefreshOptions(time, async () =>
         withServerDate(await backend.getToken(), time.clock.now() - clientAheadMs),
-      refreshLeadSeconds: 6,
-      clock: time.clock,
-      timers: time.timers,
-      visibility: null,
-    })
-    const offsets: number[] = []
-    const player = Object.assign(new EventTarget(), {
-      getManifest: () => ({
-        presentationTimeline: { setClockOffset: (ms: number) => offsets.push(ms) },
-      }),
-    }) as unknown as shaka.Player
+      ),
+    )
+    const { player, offsets } = fakePlayer()
     const clock = shakaClockSync(player, refresher)
     player.dispatchEvent(new Event('loaded'))
     expect(offsets.at(-1)).toBeCloseTo(0, -2)
@@ -49,19 +41,8 @@ describe('shakaClockSync', () => {
   it('undoes a jump of the wall clock at once and asks the server again', async () => {
     const time = fakeTime()
     const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
-    const refresher = await TokenRefresher.create({
-      getToken: backend.getToken,
-      refreshLeadSeconds: 6,
-      clock: time.clock,
-      timers: time.timers,
-      visibility: null,
-    })
-    const offsets: number[] = []
-    const player = Object.assign(new EventTarget(), {
-      getManifest: () => ({
-        presentationTimeline: { setClockOffset: (ms: number) => offsets.push(ms) },
-      }),
-    }) as unknown as shaka.Player
+    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+    const { player, offsets } = fakePlayer()
     const clock = shakaClockSync(player, refresher)
     player.dispatchEvent(new Event('loaded'))
     const realNow = Date.now.bind(Date)
