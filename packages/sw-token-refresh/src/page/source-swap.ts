@@ -1,3 +1,4 @@
+import { findTokenPair } from '@proj/signing/url'
 import {
   type Clock,
   MAX_RECOVERY_RETRIES,
@@ -124,9 +125,9 @@ export class SourceSwap extends EventTarget {
 
   /** Client-clock ms at which the token in `url` expires (its pair is on the server's clock). */
   #expiryOf(url: string): number {
-    const match = /\/([1-9]\d{9,})(?=\/)/.exec(new URL(url, location.href).pathname)
-    if (!match) return Number.POSITIVE_INFINITY
-    return Number(match[1]) * 1000 - (this.#refresher.serverNow() - this.#clock.now())
+    const pair = findTokenPair(url)
+    if (!pair) return Number.POSITIVE_INFINITY
+    return pair.expires * 1000 - (this.#refresher.serverNow() - this.#clock.now())
   }
 
   #onRefresh = () => {
