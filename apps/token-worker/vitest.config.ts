@@ -35,7 +35,14 @@ export default defineConfig(async () => {
                   JWT_ISSUER: '',
                   JWT_AUDIENCE: '',
                   JWT_REQUIRE_EXP: '',
+                  RATE_LIMIT_REQUESTS: '',
+                  RATE_LIMIT_PERIOD: '',
                   TEST_PRIVATE_JWK: JSON.stringify(jwks.privateJwk),
+                },
+                // a real workerd rate limiter for the binding test (never TOKEN_RATE_LIMITER
+                // itself: every other test would be counted)
+                ratelimits: {
+                  TEST_RATE_LIMITER: { namespace_id: '1001', simple: { limit: 3, period: 10 } },
                 },
                 outboundService: (request: Request) => {
                   const url = new URL(request.url)

@@ -1,6 +1,7 @@
-// Scenario 4: the token backend fails three refreshes in a row (500, 500, network error) and
-// then recovers, all inside the 6-second lead: no stall, no 403/410 (neither what the player saw
-// nor what reached the CDN), onError called each time.
+// Scenario 4: the token backend fails three refreshes in a row (429 with Retry-After: 2, 500,
+// network error) and then recovers, all inside the 6-second lead: no stall, no 403/410 (neither
+// what the player saw nor what reached the CDN), onError called each time, and the rate-limited
+// refresh is not retried before the Retry-After the backend sent.
 import {
   demoUrl,
   expect,
@@ -19,12 +20,27 @@ for (const player of [...PLAYERS, 'native'] as PlayerName[])
     traffic,
   }) => {
     let calls = 0
+    const at: number[] = []
     await page.route(/:\d+\/token\?/, async (route) => {
       calls++
+      at.push(Date.now())
       // call 1: the page finds the CDN; call 2: the player's first token; 3–5: the first refresh
-      if (calls === 3 || calls === 4)
+      if (calls === 3)
+        return route.fulfill({
+          status: 429,
+          // what the token worker sends cross-origin: the page may read Retry-After
+          headers: {
+            'access-control-allow-origin': '*',
+            'access-control-expose-headers': 'Date, Retry-After',
+            'retry-after': '2',
+          },
+          contentType: 'application/json',
+          body: '{"error":"injected failure: too many token requests: retry after 2 s"}',
+        })
+      if (calls === 4)
         return route.fulfill({
           status: 500,
+          headers: { 'access-control-allow-origin': '*' },
           contentType: 'application/json',
           body: '{"error":"injected failure"}',
         })
@@ -35,6 +51,7 @@ for (const player of [...PLAYERS, 'native'] as PlayerName[])
     await waitForPlayback(page, player)
     const run = await watchPlayback(page, player, 35_000)
     expect(calls).toBeGreaterThanOrEqual(6)
+    expect((at[3] ?? 0) - (at[2] ?? 0)).toBeGreaterThanOrEqual(2000) // Retry-After honoured
     expect(run.longestStallMs).toBeLessThanOrEqual(1000)
     expect(traffic.rejected()).toEqual([])
     expect(

@@ -143,7 +143,7 @@ describe('CORS', () => {
 
   it('sends and exposes the Date the record was signed at, for clock-skew correction', async () => {
     const res = await get('?video=demo', { origin })
-    expect(res.headers.get('access-control-expose-headers')).toBe('Date')
+    expect(res.headers.get('access-control-expose-headers')).toBe('Date,Retry-After')
     const { expires } = (await res.json()) as { expires: number }
     expect(Date.parse(res.headers.get('date') ?? '') / 1000).toBe(expires - 3600)
   })

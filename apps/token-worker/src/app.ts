@@ -2,6 +2,7 @@ import { zValidator } from '@hono/zod-validator'
 import {
   createTokenRecord,
   detectClientIp,
+  FALLBACK_CLIENT_IP,
   normalizeIp,
   streamType,
   VIDEO_SLUG_PATTERN,
@@ -12,8 +13,15 @@ import { requestId } from 'hono/request-id'
 import * as z from 'zod/mini'
 import { issuedToken } from './audit-log.ts'
 import { type Authorizer, authorizerFor } from './authorize.ts'
-import { loadConfig } from './config.ts'
+import { loadConfig, type TokenWorkerConfig } from './config.ts'
 import { fail, handleError, handleNotFound } from './errors.ts'
+import {
+  bindingLimit,
+  enforceLimit,
+  memoryLimit,
+  type ViewerLimit,
+  viewerKey,
+} from './rate-limit.ts'
 import type { TokenAppEnv } from './types.ts'
 
 /** Options of {@link createTokenApp}. */
@@ -75,9 +83,9 @@ const corsForConfig = cors({
   },
   allowMethods: ['GET'],
   allowHeaders: ['Authorization'],
-  // Players estimate the server clock from Date (clock-skew-proof refresh); it is not a
-  // CORS-safelisted header, so cross-origin pages cannot read it unless exposed.
-  exposeHeaders: ['Date'],
+  // Players estimate the server clock from Date (clock-skew-proof refresh) and honour
+  // Retry-After (429, 503); neither is CORS-safelisted, so pages cannot read them unless exposed.
+  exposeHeaders: ['Date', 'Retry-After'],
   maxAge: 600,
 })
 
@@ -85,7 +93,7 @@ const corsForConfig = cors({
  * The token backend of spec 4.14: `GET /token?video=…[&type=vod][&expire=…][&client_ip=…]`
  * answers the six-field record of spec 2.11 with `Cache-Control: no-store`. Order per request:
  * configuration (500 naming a bad variable) → CORS → query validation (400) → authorization
- * (401/403) → signing.
+ * (401/403) → per-viewer rate limit (429 with `Retry-After`, when configured) → signing.
  *
  * @example
  * ```ts
@@ -97,6 +105,19 @@ const corsForConfig = cors({
  * ```
  */
 export const createTokenApp = ({ authorize, now = Date.now }: TokenAppOptions = {}) => {
+  // In-memory limits live as long as the app (the Node process, or one Workers isolate).
+  const memoryLimits = new WeakMap<TokenWorkerConfig, ViewerLimit>()
+  const limitFor = (
+    binding: TokenAppEnv['Bindings']['TOKEN_RATE_LIMITER'],
+    config: TokenWorkerConfig,
+  ) => {
+    const { requests, periodSeconds } = config.rateLimit
+    if (binding) return bindingLimit(binding, periodSeconds)
+    if (requests === undefined) return undefined
+    const limit = memoryLimits.get(config) ?? memoryLimit({ requests, periodSeconds }, now)
+    memoryLimits.set(config, limit)
+    return limit
+  }
   const app = new Hono<TokenAppEnv>()
   app.onError(handleError)
   app.notFound(handleNotFound)
@@ -117,6 +138,17 @@ export const createTokenApp = ({ authorize, now = Date.now }: TokenAppOptions = 
         explicit: query.client_ip,
         headerNames: ipHeaders,
       })
+      const limit = limitFor(c.env?.TOKEN_RATE_LIMITER, c.get('config'))
+      if (limit) {
+        // counted by who is asking (client_ip is chosen by the caller, so it never decides)
+        const caller = query.client_ip
+          ? detectClientIp(c.req.raw.headers, { headerNames: ipHeaders })
+          : clientIp
+        const viewer = viewerKey(c.get('jwtPayload'), caller)
+        // one who cannot be told apart (no subject, no IP header) would share a single count
+        // with everyone such: not limited (set IP_HEADERS)
+        if (viewer !== `net:${FALLBACK_CLIENT_IP}`) await enforceLimit(limit, viewer)
+      }
       const record = createTokenRecord(
         signing,
         { video: query.video, type: query.type, expire: query.expire, clientIp },

@@ -25,6 +25,7 @@ describe('parseConfig', () => {
       ipHeaders: ['x-real-ip', 'x-forwarded-for'],
       allowedOrigins: undefined,
       auth: { mode: 'none' },
+      rateLimit: { requests: undefined, periodSeconds: 60 },
     })
   })
 

@@ -20,6 +20,8 @@ type WorkerVariable =
   | 'JWT_ISSUER'
   | 'JWT_AUDIENCE'
   | 'JWT_REQUIRE_EXP'
+  | 'RATE_LIMIT_REQUESTS'
+  | 'RATE_LIMIT_PERIOD'
 
 /** Every variable the worker reads. */
 export type ConfigVariable = SigningVariable | WorkerVariable
@@ -48,6 +50,11 @@ export interface TokenWorkerConfig {
   /** `undefined`: no CORS headers at all (same-origin callers only). */
   allowedOrigins: '*' | readonly string[] | undefined
   auth: AuthConfig
+  /**
+   * Token requests per viewer and period (`RATE_LIMIT_REQUESTS`, `RATE_LIMIT_PERIOD`); the
+   * `TOKEN_RATE_LIMITER` binding, when there is one, counts with its own limit. `undefined`: off.
+   */
+  rateLimit: { requests: number | undefined; periodSeconds: 10 | 60 }
 }
 
 export { ConfigError }
@@ -140,6 +147,20 @@ const rules = {
     z._default(z.enum(['true', 'false']), 'true'),
     'must be "true" (default: viewer JWTs need exp) or "false"',
   ],
+  RATE_LIMIT_REQUESTS: [
+    z.optional(z.pipe(z.string().check(z.regex(/^[1-9]\d{0,8}$/)), z.transform(Number))),
+    'must be a whole number of requests per viewer and period, 1 or more',
+  ],
+  RATE_LIMIT_PERIOD: [
+    // a default would skip the transform: unset is handled where it is read
+    z.optional(
+      z.pipe(
+        z.enum(['10', '60']),
+        z.transform((text) => (text === '10' ? 10 : 60) as 10 | 60),
+      ),
+    ),
+    'must be 10 or 60 (seconds, the periods of the Workers Rate Limiting binding)',
+  ],
 } satisfies Record<WorkerVariable, [z.ZodMiniType, string]>
 
 type Parsed = { [K in WorkerVariable]: z.output<(typeof rules)[K][0]> }
@@ -215,6 +236,10 @@ export const parseConfig = (env: TokenWorkerEnv): TokenWorkerConfig => {
     ipHeaders: read(env, 'IP_HEADERS') ?? DEFAULT_IP_HEADERS,
     allowedOrigins: read(env, 'ALLOWED_ORIGINS'),
     auth: readAuth(env),
+    rateLimit: {
+      requests: read(env, 'RATE_LIMIT_REQUESTS'),
+      periodSeconds: read(env, 'RATE_LIMIT_PERIOD') ?? 60,
+    },
   }
 }
 

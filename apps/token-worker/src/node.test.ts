@@ -142,6 +142,28 @@ describe('src/node.ts', () => {
     }
   })
 
+  it('with RATE_LIMIT_REQUESTS: an in-memory limit per viewer, 429 + Retry-After over it', async () => {
+    const port = PORT + 4
+    const limited = await start({ ...config, PORT: String(port), RATE_LIMIT_REQUESTS: '3' })
+    try {
+      for (let i = 0; i < 100 && !limited.output().includes('listening'); i++)
+        await new Promise((r) => setTimeout(r, 50))
+      const ask = (ip: string) =>
+        fetch(`http://127.0.0.1:${port}/token?video=demo`, { headers: { 'x-real-ip': ip } })
+      const statuses = []
+      for (let i = 0; i < 4; i++) statuses.push((await ask('203.0.113.5')).status)
+      expect(statuses).toEqual([200, 200, 200, 429])
+      const over = await ask('203.0.113.5')
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(50) // a 60-s window
+      expect(await over.json()).toEqual({
+        error: expect.stringContaining('too many token requests'),
+      })
+      expect((await ask('203.0.113.6')).status).toBe(200)
+    } finally {
+      limited.child.kill()
+    }
+  })
+
   it('refuses to start on bad configuration, naming the variable and not the secret', async () => {
     const { child, output: out } = await start({
       ...config,

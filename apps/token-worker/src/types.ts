@@ -1,9 +1,13 @@
 import type { RequestIdVariables } from 'hono/request-id'
 import type { TokenWorkerConfig, TokenWorkerEnv } from './config.ts'
+import type { RateLimiter } from './rate-limit.ts'
 
 /** Hono environment of the token app: bindings plus per-request variables. */
 export interface TokenAppEnv {
-  Bindings: TokenWorkerEnv
+  Bindings: TokenWorkerEnv & {
+    /** Workers Rate Limiting binding (`ratelimits` in wrangler.jsonc); optional. */
+    TOKEN_RATE_LIMITER?: RateLimiter
+  }
   Variables: RequestIdVariables & {
     config: TokenWorkerConfig
     jwtPayload: unknown

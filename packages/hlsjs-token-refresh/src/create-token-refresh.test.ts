@@ -26,6 +26,8 @@ beforeEach(async () => {
   refresh = await createTokenRefresh({
     getToken: cdn.issuing(backend.getToken),
     refreshLeadSeconds: 6,
+    refreshSpreadSeconds: 0,
+    peers: null,
     clock: time.clock,
     timers: time.timers,
     visibility: null,
@@ -81,6 +83,8 @@ describe('createTokenRefresh', () => {
     const other = await createTokenRefresh({
       getToken: cdn.issuing(backend.getToken),
       refreshLeadSeconds: 6,
+      refreshSpreadSeconds: 0,
+      peers: null,
       timers: time.timers,
       visibility: null,
       hlsConfig: { maxBufferLength: 12 },

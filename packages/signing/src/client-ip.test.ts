@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { detectClientIp, InvalidClientIpError, normalizeIp } from './client-ip.ts'
+import { detectClientIp, InvalidClientIpError, normalizeIp, viewerNetwork } from './client-ip.ts'
 
 describe('normalizeIp', () => {
   it.each([
@@ -101,5 +101,28 @@ describe('detectClientIp', () => {
       '2001:db8::7',
     )
     expect(detectClientIp(headers, { headerNames: [] })).toBe('0.0.0.0')
+  })
+})
+
+describe('viewerNetwork', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['2001:db8:1:2:aaaa::1', '2001:db8:1:2::/64'],
+    ['2001:DB8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8::/64'],
+    ['::1', '::/64'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['::FFFF:cb00:7107', '203.0.113.7'],
+  ])('%s counts as %s', (ip, network) => {
+    expect(viewerNetwork(ip)).toBe(network)
+  })
+
+  it('two addresses of one /64 are one viewer, of neighbouring /64s two', () => {
+    expect(viewerNetwork('2001:db8:0:1::a')).toBe(viewerNetwork('2001:db8:0:1:ffff::b'))
+    expect(viewerNetwork('2001:db8:0:1::a')).not.toBe(viewerNetwork('2001:db8:0:2::a'))
+  })
+
+  it.each(['', 'example.com', '1.2.3', 'fe80::1%eth0'])('%j is not an address', (text) => {
+    expect(viewerNetwork(text)).toBeUndefined()
   })
 })

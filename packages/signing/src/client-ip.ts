@@ -83,6 +83,28 @@ export const normalizeIp = (text: string): string | undefined => {
   return words && printIpv6(words)
 }
 
+/**
+ * The network a viewer's address stands for, to count requests per viewer: an IPv4 address
+ * itself (an IPv4-mapped IPv6 address counts as its IPv4), an IPv6 address as its /64, since one
+ * subscriber line or host usually holds a whole /64 and can pick any address inside it.
+ *
+ * @returns `undefined` when `ip` is not an IP address.
+ * @example
+ * ```ts
+ * viewerNetwork('203.0.113.7')              // '203.0.113.7'
+ * viewerNetwork('2001:db8:1:2:aaaa::1')     // '2001:db8:1:2::/64'
+ * viewerNetwork('::ffff:203.0.113.7')       // '203.0.113.7'
+ * ```
+ */
+export const viewerNetwork = (ip: string): string | undefined => {
+  if (IPV4.test(ip)) return ip
+  const words = ipv6Words(ip)
+  if (!words) return undefined
+  const printed = printIpv6(words)
+  if (printed.startsWith('::ffff:') && printed.includes('.')) return printed.slice(7)
+  return `${printIpv6([...words.slice(0, 4), 0, 0, 0, 0])}/64`
+}
+
 /** Anything with a `get(name)` like the Fetch API's `Headers`. */
 export interface HeaderSource {
   get(name: string): string | null | undefined

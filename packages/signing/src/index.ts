@@ -6,6 +6,7 @@ export {
   type HeaderSource,
   InvalidClientIpError,
   normalizeIp,
+  viewerNetwork,
 } from './client-ip.ts'
 export {
   ABSOLUTE_EXPIRY_THRESHOLD,

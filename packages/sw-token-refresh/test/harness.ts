@@ -115,6 +115,8 @@ export const fakeWorld = (time: FakeTime, options: { store?: RecordStore } = {})
               return record
             },
             refreshLeadSeconds: 6,
+            refreshSpreadSeconds: 0,
+            peers: null,
             ipBound,
             clock: time.clock,
             timers: time.timers,

@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fetchToken, serverDateOf, TokenFetchError } from './fetch-token.ts'
+import { fetchToken, retryAfterMs, serverDateOf, TokenFetchError } from './fetch-token.ts'
 
 const record = {
   token: 'abcdefgh',
@@ -26,6 +26,10 @@ beforeAll(async () => {
     else if (request.url?.startsWith('/token?video=html')) {
       response.statusCode = 502
       response.end('<html>bad gateway</html>')
+    } else if (request.url?.startsWith('/token?video=busy')) {
+      response.statusCode = 429
+      response.setHeader('retry-after', '7')
+      response.end('{"error":"too many token requests: retry after 7 s"}')
     } else {
       response.statusCode = 400
       response.end('{"error":"query parameter \\"video\\" is required"}')
@@ -61,5 +65,28 @@ describe('fetchToken', () => {
 
   it('rejects a network failure', async () => {
     await expect(fetchToken('http://127.0.0.1:1/token?video=demo')).rejects.toThrow()
+  })
+
+  it('carries the Retry-After of a 429 as retryAfterMs (the refresher waits at least that)', async () => {
+    const error = await fetchToken(`${base}/token?video=busy`).catch((e: unknown) => e)
+    expect(error).toMatchObject({
+      status: 429,
+      retryAfterMs: 7000,
+      message: 'token backend answered 429: too many token requests: retry after 7 s',
+    })
+  })
+})
+
+describe('retryAfterMs', () => {
+  it.each([
+    [{ 'retry-after': '7' }, 7000],
+    [{ 'retry-after': ' 0 ' }, 0],
+    [{ 'retry-after': 'Sun, 22 Nov 2026 12:00:30 GMT', date: serverDate }, 30_000],
+    [{ 'retry-after': 'Sun, 22 Nov 2026 11:00:00 GMT', date: serverDate }, 0],
+    [{ 'retry-after': 'soon' }, undefined],
+    [{ 'retry-after': '-5' }, undefined],
+    [{}, undefined],
+  ])('%j → %s', (headers, ms) => {
+    expect(retryAfterMs(new Headers(headers))).toBe(ms)
   })
 })

@@ -25,10 +25,33 @@ export class TokenFetchError extends Error {
   override name = 'TokenFetchError'
   /** The backend's HTTP status. */
   readonly status: number
-  constructor(status: number, message: string) {
+  /** How long the backend asked to wait (`Retry-After` of a 429 or 503), in ms. */
+  readonly retryAfterMs: number | undefined
+  constructor(status: number, message: string, retryAfterMs?: number) {
     super(message)
     this.status = status
+    this.retryAfterMs = retryAfterMs
   }
+}
+
+/**
+ * Reads `Retry-After` (delay-seconds or an HTTP date, against the response's own `Date` when it
+ * has one) as milliseconds from now; `undefined` when absent or unreadable.
+ *
+ * @example
+ * ```ts
+ * retryAfterMs(new Headers({ 'retry-after': '7' })) // 7000
+ * ```
+ */
+export const retryAfterMs = (headers: Headers, now = Date.now()): number | undefined => {
+  const value = headers.get('retry-after')?.trim()
+  if (!value) return undefined
+  if (/^\d+$/.test(value)) return Number(value) * 1000
+  // an HTTP date names its day and month (Date.parse alone takes "-5" for a year)
+  const at = /[a-z]{3}/i.test(value) ? Date.parse(value) : Number.NaN
+  if (Number.isNaN(at)) return undefined
+  const date = Date.parse(headers.get('date') ?? '')
+  return Math.max(0, at - (Number.isNaN(date) ? now : date))
 }
 
 /**
@@ -36,7 +59,8 @@ export class TokenFetchError extends Error {
  * schedule against the server's clock even when the viewer's clock is wrong. Cross-origin
  * backends must expose the header (`Access-Control-Expose-Headers: Date`; the token worker does).
  *
- * @throws TokenFetchError on a non-2xx answer (its message is the backend's `error` field).
+ * @throws TokenFetchError on a non-2xx answer (its message is the backend's `error` field, its
+ * `retryAfterMs` the `Retry-After` of a 429 or 503, which the refresher honours).
  * @example
  * ```ts
  * const refresh = await createTokenRefresh({
@@ -53,6 +77,7 @@ export const fetchToken = async (url: string | URL, init?: RequestInit): Promise
     throw new TokenFetchError(
       response.status,
       `token backend answered ${response.status}${typeof detail === 'string' ? `: ${detail}` : ''}`,
+      retryAfterMs(response.headers),
     )
   }
   // 1-second resolution: the middle of the second is the best estimate.

@@ -1,5 +1,12 @@
-export { fetchToken, serverDateOf, TokenFetchError, withServerDate } from './fetch-token.ts'
+export {
+  fetchToken,
+  retryAfterMs,
+  serverDateOf,
+  TokenFetchError,
+  withServerDate,
+} from './fetch-token.ts'
 export { isTokenRejection, MAX_RECOVERY_RETRIES } from './recovery.ts'
+export { createTokenPeers, pagePeers, type TokenPeer, type TokenPeers } from './token-peers.ts'
 export { assertTokenRecord } from './token-record.ts'
 export { TokenRefresher } from './token-refresher.ts'
 export type {

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { fakeTime, fakeTokenBackend } from './testing/index.ts'
+import { fakeTime, fakeTokenBackend, testRefreshOptions } from './testing/index.ts'
+import { createTokenPeers } from './token-peers.ts'
 import { TokenRefresher } from './token-refresher.ts'
 import type { TokenRefreshOptions } from './types.ts'
 
 const setup = async (
-  options: Partial<TokenRefreshOptions> & {
+  // undefined removes a default of this setup (e.g. the spread, to test the refresher's own)
+  options: { [K in keyof TokenRefreshOptions]?: TokenRefreshOptions[K] | undefined } & {
     lifetime?: number
     clientAheadMs?: number
     sendDate?: boolean
@@ -19,8 +21,10 @@ const setup = async (
     clock: time.clock,
     timers: time.timers,
     random: () => 0.5,
+    refreshSpreadSeconds: 0,
+    peers: null,
     visibility: null,
-    ...rest,
+    ...(rest as Partial<TokenRefreshOptions>),
   })
   return { time, backend, refresher }
 }
@@ -95,6 +99,94 @@ describe('the lead-time timer', () => {
     // 70 s of playback with 20 s tokens and a 6 s lead: one refresh every 14 s.
     await time.advance(56_000)
     expect(backend.calls).toBe(6)
+  })
+})
+
+describe('the refresh spread (live herds)', () => {
+  /** Seconds after the start at which each refresh happened, over `seconds`. */
+  const refreshTimes = async (options: Parameters<typeof setup>[0], seconds: number) => {
+    const { refresher, time } = await setup(options)
+    const start = time.clock.now()
+    const times: number[] = []
+    refresher.addEventListener('tokenrefreshed', () =>
+      times.push((time.clock.now() - start) / 1000),
+    )
+    await time.advance(seconds * 1000)
+    return times
+  }
+
+  it('spreads the first refresh over the first lifetime, later ones over the spread before the lead', async () => {
+    // 20-s tokens, 6-s lead, 4-s spread: the first window is [2 s, 14 s], later ones [lead + 4, lead]
+    expect(await refreshTimes({ refreshSpreadSeconds: 4, random: () => 0.5 }, 40)).toEqual([
+      8, 20, 32,
+    ])
+    expect(await refreshTimes({ refreshSpreadSeconds: 4, random: () => 0.999 }, 40)).toEqual([
+      2.012, 12.004, 22.004, 32.004,
+    ]) // expires are whole seconds: token 2 (fetched at 2.012 s) expires at 22 s
+  })
+
+  it('is never later than refreshLeadSeconds before expires', async () => {
+    expect(await refreshTimes({ refreshSpreadSeconds: 4, random: () => 0 }, 45)).toEqual([
+      14, 28, 42,
+    ])
+  })
+
+  it('defaults to a quarter of the lead; 0 refreshes everyone at the lead time', async () => {
+    // spread 1.5 s: first window [0.75 s, 14 s]
+    expect(await refreshTimes({ refreshSpreadSeconds: undefined, random: () => 0.5 }, 30)).toEqual([
+      7.375, 20.25,
+    ])
+    expect(await refreshTimes({ refreshSpreadSeconds: 0, random: () => 0.7 }, 30)).toEqual([14, 28])
+  })
+
+  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])(
+    'rejects refreshSpreadSeconds %s',
+    async (spread) => {
+      await expect(setup({ refreshSpreadSeconds: spread })).rejects.toThrow(
+        'refreshSpreadSeconds must be a number >= 0',
+      )
+    },
+  )
+})
+
+describe('players of the same video on one page (peers)', () => {
+  it('share one getToken per cycle, and each reports the new record', async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+    const peers = createTokenPeers()
+    const options = { ...testRefreshOptions(time, backend.getToken), peers }
+    const a = await TokenRefresher.create(options)
+    const b = await TokenRefresher.create(options)
+    const other = await TokenRefresher.create({
+      ...options,
+      getToken: fakeTokenBackend({ clock: time.clock, video: '12345_other' }).getToken,
+    })
+    const seen = vi.fn()
+    b.addEventListener('tokenrefreshed', seen)
+    await time.advance(70_000)
+    expect(backend.calls).toBe(2 + 5) // two initial fetches, then one per 14-s cycle
+    expect(b.record).toBe(a.record)
+    expect(b.refreshCount).toBe(5)
+    expect(seen).toHaveBeenCalledTimes(5)
+    expect(other.record.url).toContain('12345_other') // another video is not adopted
+    a.destroy()
+    await time.advance(14_000)
+    expect(backend.calls).toBe(8) // b goes on alone
+    expect(b.record).not.toBe(a.record)
+    b.destroy()
+    other.destroy()
+  })
+
+  it('an older or equal record is not adopted, nor one offered after destroy', async () => {
+    const { refresher, backend } = await setup()
+    const current = refresher.record
+    refresher.adopt({ ...current, token: 'older', expires: current.expires - 1 })
+    refresher.adopt({ ...current, token: 'same' })
+    expect(refresher.record).toBe(current)
+    const newer = await backend.getToken()
+    refresher.destroy()
+    refresher.adopt(newer)
+    expect(refresher.record).toBe(current)
   })
 })
 
@@ -201,6 +293,55 @@ describe('refresh', () => {
     // 10 minutes of outage: a handful of quick retries, then one every 15–30 s, never a storm.
     expect(backend.calls).toBeGreaterThan(15)
     expect(backend.calls).toBeLessThan(50)
+  })
+})
+
+describe('a backend that asks to wait (429/503 with Retry-After)', () => {
+  const busy = (retryAfterMs: number) =>
+    Object.assign(new Error('token backend answered 429'), { status: 429, retryAfterMs })
+
+  it.each([
+    ['waits the 8 s asked for, longer than the backoff', 8_000, 45_000 + 8_000],
+    ['is capped by the token still valid: one try at expiry', 40_000, 60_000],
+  ])('%s', async (_, retryAfter, secondTry) => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 60 })
+    let first = true
+    const calls: number[] = []
+    const start = time.clock.now()
+    const refresher = await TokenRefresher.create({
+      ...testRefreshOptions(time, async () => {
+        calls.push(time.clock.now() - start)
+        if (calls.length === 2 && first) {
+          first = false
+          throw busy(retryAfter)
+        }
+        return backend.getToken()
+      }),
+      refreshLeadSeconds: 15,
+      random: () => 0.5,
+    })
+    await time.advance(120_000)
+    expect(calls.slice(0, 3)).toEqual([0, 45_000, secondTry])
+    expect(refresher.refreshCount).toBeGreaterThanOrEqual(1)
+  })
+
+  it('after expiry honours it up to 5 minutes, never a day', async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+    const calls: number[] = []
+    const start = time.clock.now()
+    await TokenRefresher.create({
+      ...testRefreshOptions(time, async () => {
+        calls.push(time.clock.now() - start)
+        if (calls.length > 1) throw busy(86_400_000)
+        return backend.getToken()
+      }),
+      random: () => 0.5,
+    })
+    await time.advance(700_000)
+    // at the lead time, once at expiry (capped by the valid token), then every 5 minutes
+    expect(calls).toEqual([0, 14_000, 20_000, 320_000, 620_000])
   })
 })
 

@@ -1,5 +1,6 @@
 import { findTokenPair } from '@proj/signing/url'
 import { serverDateOf } from './fetch-token.ts'
+import { pagePeers, type TokenPeer } from './token-peers.ts'
 import { assertTokenRecord } from './token-record.ts'
 import type { Clock, TimerHandle, Timers, TokenRecord, TokenRefreshOptions } from './types.ts'
 import { urlRewriter } from './url-rewriter.ts'
@@ -11,13 +12,19 @@ const systemTimers: Timers = {
 }
 // setTimeout overflows above 2^31-1 ms and fires at once; long tokens re-arm instead.
 const MAX_TIMER_MS = 2 ** 31 - 1
+/** A backend's Retry-After is honoured up to this once the token has expired (5 min). */
+const MAX_RETRY_AFTER_MS = 300_000
 
 /**
  * Keeps the current token record of one video and the player's URLs on it (spec 4.15).
  *
- * Refreshes `refreshLeadSeconds` before `expires`, measured on the server's clock when the
- * record came through `fetchToken`; also refreshes on demand when a request is about to leave
- * inside the lead window (background tabs, sleeping laptops) and when the page becomes visible.
+ * Refreshes at a random moment of the `refreshSpreadSeconds` before the lead time (never later
+ * than `refreshLeadSeconds` before `expires`), measured on the server's clock when the record
+ * came through `fetchToken`, so an audience that got the same `expires` does not refresh in the
+ * same second; the first refresh is spread over the whole first lifetime. Also refreshes on
+ * demand when a request is about to leave inside the lead window (background tabs, sleeping
+ * laptops) and when the page becomes visible. Refreshers of the same video on one page share
+ * each new record (`peers`), so they make one `getToken` call per cycle between them.
  * Timer and on-demand refreshes are rate-bounded (at most one per lead time), so a client
  * clock wrong by hours cannot cause a storm; failures are retried with jittered exponential
  * backoff and reported through `onError` and an `error` event.
@@ -34,7 +41,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1
  * someRequestHook((url) => refresher.rewrite(url))
  * ```
  */
-export class TokenRefresher extends EventTarget {
+export class TokenRefresher extends EventTarget implements TokenPeer {
   /** Successful refreshes so far (the initial fetch is not counted). */
   refreshCount = 0
   #options: TokenRefreshOptions
@@ -47,6 +54,11 @@ export class TokenRefresher extends EventTarget {
   #inflight: Promise<TokenRecord> | undefined
   #timer: TimerHandle | undefined
   #failures = 0
+  /** Client time (ms) at which the timer refreshes: inside the spread window before staleAt. */
+  #refreshAt = 0
+  /** Until the first refresh: the rate bound is half the spread, so the first window can be wide. */
+  #firstCycle = true
+  #leavePeers: (() => void) | undefined
   /** Client time of the last getToken call (the rate bound counts from it). */
   #lastFetch = 0
   /** The token whose 403/410 already triggered a refresh: each token may do so once. */
@@ -71,6 +83,9 @@ export class TokenRefresher extends EventTarget {
     if (!(lead > 0) || !Number.isFinite(lead))
       throw new RangeError(`refreshLeadSeconds must be a number > 0, got ${lead}`)
     const refresher = new TokenRefresher(options)
+    const spread = options.refreshSpreadSeconds ?? lead / 4
+    if (!(spread >= 0) || !Number.isFinite(spread))
+      throw new RangeError(`refreshSpreadSeconds must be a number >= 0, got ${spread}`)
     refresher.#lastFetch = refresher.#clock.now()
     refresher.#accept(assertTokenRecord(await options.getToken()))
     const lifetime = refresher.#record.expires - refresher.serverNow() / 1000
@@ -85,6 +100,9 @@ export class TokenRefresher extends EventTarget {
     if (tooLong || lead < lifetime * 0.2 || lead > lifetime * 0.3)
       console.warn(`[token-refresh] ${problem}`)
     refresher.#options.visibility?.addEventListener('visibilitychange', refresher.#onVisible)
+    const peers = options.peers === undefined ? pagePeers : options.peers
+    refresher.#leavePeers = peers?.join(refresher.#record, refresher)
+    refresher.#plan()
     refresher.#schedule()
     return refresher
   }
@@ -223,9 +241,26 @@ export class TokenRefresher extends EventTarget {
     return this.#inflight
   }
 
+  /**
+   * Takes a record another refresher of the same video fetched (through `peers`), when it
+   * expires later than the current one: reported like a refresh of this refresher.
+   *
+   * @example
+   * ```ts
+   * peers.share(record, fetchingRefresher) // calls adopt on the other refreshers of the video
+   * ```
+   */
+  adopt(record: TokenRecord): void {
+    if (this.#destroyed || record.expires <= this.#record.expires) return
+    this.#failures = 0
+    this.#announce(record)
+  }
+
   /** Stops every timer and listener; later refreshes and events are dropped. */
   destroy(): void {
     this.#destroyed = true
+    this.#leavePeers?.()
+    this.#leavePeers = undefined
     if (this.#timer !== undefined) this.#timers.clear(this.#timer)
     this.#timer = undefined
     this.#options.visibility?.removeEventListener('visibilitychange', this.#onVisible)
@@ -237,11 +272,8 @@ export class TokenRefresher extends EventTarget {
       const record = assertTokenRecord(await this.#options.getToken())
       if (this.#destroyed) return record
       this.#failures = 0
-      this.#accept(record)
-      this.refreshCount++
-      this.#options.onTokenRefreshed?.(record)
-      this.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
-      this.#schedule()
+      this.#announce(record)
+      ;(this.#options.peers === undefined ? pagePeers : this.#options.peers)?.share(record, this)
       return record
     } catch (error) {
       if (!this.#destroyed) {
@@ -250,10 +282,33 @@ export class TokenRefresher extends EventTarget {
         if (onError) onError(error)
         else console.warn('[token-refresh] refresh failed', error)
         this.dispatchEvent(new CustomEvent('error', { detail: error }))
-        this.#schedule(this.#backoff())
+        this.#schedule(this.#retryDelay(error))
       }
       throw error
     }
+  }
+
+  #announce(record: TokenRecord): void {
+    this.#accept(record)
+    this.#firstCycle = false
+    this.#plan()
+    this.refreshCount++
+    this.#options.onTokenRefreshed?.(record)
+    this.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
+    this.#schedule()
+  }
+
+  /**
+   * Picks the timer's refresh moment, uniformly in a window that ends at the lead time: the
+   * spread before it, or for the first cycle everything from half the spread after the initial
+   * fetch (the steady period's length, so the first cycle of a herd is as flat as later ones).
+   */
+  #plan(): void {
+    const spreadMs = this.#spreadMs()
+    const end = this.staleAt
+    const start = this.#firstCycle ? this.#clock.now() + spreadMs / 2 : end - spreadMs
+    const random = this.#options.random ?? Math.random
+    this.#refreshAt = spreadMs > 0 ? end - random() * Math.max(0, end - start) : end
   }
 
   #accept(record: TokenRecord): void {
@@ -272,9 +327,30 @@ export class TokenRefresher extends EventTarget {
     return Math.min(cap, baseMs * 2 ** (this.#failures - 1)) * (0.5 + random() / 2)
   }
 
+  /**
+   * The backoff, or what the backend asked for (`retryAfterMs` of the error: a 429 or 503 with
+   * `Retry-After`) when longer: never sooner, except that a still-valid token is not let expire
+   * for it (the viewer gets one try at expiry), and once expired at most `MAX_RETRY_AFTER_MS`.
+   */
+  #retryDelay(error: unknown): number {
+    const backoff = this.#backoff()
+    const asked = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs
+    if (typeof asked !== 'number' || !(asked > 0)) return backoff
+    const remaining = this.#record.expires * 1000 - this.serverNow()
+    return Math.max(backoff, Math.min(asked, remaining > 0 ? remaining : MAX_RETRY_AFTER_MS))
+  }
+
   /** The earliest client time (ms) at which a timer or on-demand refresh may start. */
   #nextAllowed(): number {
-    return this.#lastFetch + Math.max(1000, this.#options.refreshLeadSeconds * 1000)
+    const spread = this.#spreadMs()
+    const bound =
+      this.#firstCycle && spread > 0 ? spread / 2 : this.#options.refreshLeadSeconds * 1000
+    return this.#lastFetch + Math.max(1000, bound)
+  }
+
+  #spreadMs(): number {
+    const lead = this.#options.refreshLeadSeconds
+    return (this.#options.refreshSpreadSeconds ?? lead / 4) * 1000
   }
 
   #refreshIfStale(): Promise<TokenRecord> | undefined {
@@ -284,17 +360,17 @@ export class TokenRefresher extends EventTarget {
     return this.refresh()
   }
 
-  /** Arms the timer: after `delay` ms, or at the lead time (never before the rate bound). */
+  /** Arms the timer: after `delay` ms, or at the planned moment (never before the rate bound). */
   #schedule(delay?: number): void {
     if (this.#destroyed) return
     if (this.#timer !== undefined) this.#timers.clear(this.#timer)
-    const wait = delay ?? Math.max(this.staleAt, this.#nextAllowed()) - this.#clock.now()
+    const wait = delay ?? Math.max(this.#refreshAt, this.#nextAllowed()) - this.#clock.now()
     const ms = Math.min(Math.max(0, wait), MAX_TIMER_MS)
     this.#timer = this.#timers.set(() => {
       this.#timer = undefined
       if (this.#inflight) return
       if (delay !== undefined && this.#failures > 0) this.refresh().catch(() => undefined)
-      else if (this.stale && this.#clock.now() >= this.#nextAllowed())
+      else if (this.#clock.now() >= Math.max(this.#refreshAt, this.#nextAllowed()))
         this.refresh().catch(() => undefined)
       else this.#schedule()
     }, ms)

@@ -1,4 +1,5 @@
 import type { TokenRecord } from '@proj/signing'
+import type { TokenPeers } from './token-peers.ts'
 
 /** The token backend's answer (spec 2.11): what `getToken` resolves to; declared by `@proj/signing`. */
 export type { TokenRecord }
@@ -32,6 +33,15 @@ export interface TokenRefreshOptions {
   ipBound?: boolean
   /** Seconds before `expires` at which the token is refreshed; > 0 and below the token lifetime. */
   refreshLeadSeconds: number
+  /**
+   * Each refresh lands at a uniformly random moment of the this-many seconds before the lead
+   * time (so never later than `refreshLeadSeconds` before `expires`): viewers who joined a live
+   * event together do not all refresh in the same second. The first refresh is spread wider,
+   * from half the spread after the initial fetch to the lead time, which scatters a herd in one
+   * cycle (it costs one early refresh per playback). Default `refreshLeadSeconds / 4`; `0`
+   * refreshes every viewer exactly at the lead time.
+   */
+  refreshSpreadSeconds?: number
   /** Called with every new record after a successful refresh (not for the initial one). */
   onTokenRefreshed?: (record: TokenRecord) => void
   /** Called on every failed refresh; playback goes on with the current token while it is valid. */
@@ -42,8 +52,14 @@ export interface TokenRefreshOptions {
   maxWaitMs?: number
   clock?: Clock
   timers?: Timers
-  /** Uniform in [0, 1), for backoff jitter. */
+  /** Uniform in [0, 1), for backoff jitter and the refresh spread. */
   random?: () => number
+  /**
+   * The registry through which refreshers of the same video share each new record (one
+   * `getToken` per cycle for all the players of a page). Default the page-wide
+   * `pagePeers`; `null` refreshes alone.
+   */
+  peers?: TokenPeers | null
   /** Page visibility source; defaults to `document` where there is one. */
   visibility?: Visibility | null
 }

@@ -31,6 +31,8 @@ const backendFor = (video: string) => {
 const options = (getToken: () => ReturnType<ReturnType<typeof backendFor>['getToken']>) => ({
   getToken,
   refreshLeadSeconds: 6,
+  refreshSpreadSeconds: 0,
+  peers: null,
   clock: time.clock,
   timers: time.timers,
   visibility: null,

@@ -21,6 +21,8 @@ beforeEach(async () => {
   refresher = await TokenRefresher.create({
     getToken: cdn.issuing(backend.getToken),
     refreshLeadSeconds: 6,
+    refreshSpreadSeconds: 0,
+    peers: null,
     clock: time.clock,
     timers: time.timers,
     visibility: null,

@@ -45,6 +45,8 @@ beforeEach(async () => {
   refresher = await TokenRefresher.create({
     getToken: backend.getToken,
     refreshLeadSeconds: 6,
+    refreshSpreadSeconds: 0,
+    peers: null,
     clock: time.clock,
     timers: time.timers,
     visibility: null,

@@ -2,8 +2,9 @@ import type { TokenRecord, TokenRefreshOptions } from '../types.ts'
 import type { FakeTime } from './fake-time.ts'
 
 /**
- * The options tests create a refresher with: 6-second lead, the fake clock and timers, no
- * page visibility, failures swallowed (the tests check them themselves).
+ * The options tests create a refresher with: 6-second lead refreshed exactly at the lead time
+ * (no spread), alone (no page-wide peers), the fake clock and timers, no page visibility,
+ * failures swallowed (the tests check them themselves).
  *
  * @example
  * ```ts
@@ -16,6 +17,9 @@ export const testRefreshOptions = (
 ): TokenRefreshOptions => ({
   getToken,
   refreshLeadSeconds: 6,
+  // exact timing (refresh at the lead time) and no sharing with other tests' refreshers
+  refreshSpreadSeconds: 0,
+  peers: null,
   clock: time.clock,
   timers: time.timers,
   visibility: null,
