@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // Renders nginx/*.template into a private prefix and runs nginx in the foreground as an ordinary
 // process; SIGTERM/SIGINT stop it by PID (SIGQUIT: graceful). Used by playwright.config.ts.
-//   NGINX_PLAIN_PORT, NGINX_IP_PORT, ORIGIN_PORT, SECRET_KEY, NGINX_PREFIX (a scratch directory)
+//   NGINX_PLAIN_PORT, NGINX_IP_PORT, ORIGIN_PORT, SECRET_KEY, NGINX_PREFIX (a scratch directory),
+//   PREVIOUS_SECRET_KEY (optional: also accepted during a rotation)
+// SIGHUP re-renders the configuration from NGINX_PREFIX/rotation.json ({ secret, previous }) when
+// that file exists, then reloads nginx: the rotation e2e test rotates without a restart.
 import { spawn } from 'node:child_process'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -15,9 +18,13 @@ const values = {
   IP_PORT: env.NGINX_IP_PORT ?? '18081',
   ORIGIN_PORT: env.ORIGIN_PORT ?? '18090',
   SECRET: env.SECRET_KEY ?? '',
+  PREVIOUS_SECRET: env.PREVIOUS_SECRET_KEY ?? '',
 }
-if (!/^[A-Za-z0-9._~+-]+$/.test(values.SECRET)) {
-  console.error('nginx.mjs: SECRET_KEY must be set (letters, digits and ._~+- only)')
+const SECRET_TEXT = /^[A-Za-z0-9._~+-]+$/
+if (!SECRET_TEXT.test(values.SECRET) || !/^[A-Za-z0-9._~+-]*$/.test(values.PREVIOUS_SECRET)) {
+  console.error(
+    'nginx.mjs: SECRET_KEY must be set, and it and PREVIOUS_SECRET_KEY use letters, digits and ._~+- only',
+  )
   process.exit(2)
 }
 const render = (name) =>
@@ -25,11 +32,14 @@ const render = (name) =>
     /\{\{(\w+)\}\}/g,
     (_, key) => values[key],
   )
+const writeConfig = () => {
+  writeFileSync(join(prefix, 'conf', 'nginx.conf'), render('nginx.conf'))
+  writeFileSync(join(prefix, 'conf', 'token.conf'), render('token.conf'))
+}
 rmSync(prefix, { recursive: true, force: true })
 mkdirSync(join(prefix, 'conf'), { recursive: true })
 mkdirSync(join(prefix, 'tmp'), { recursive: true })
-writeFileSync(join(prefix, 'conf', 'nginx.conf'), render('nginx.conf'))
-writeFileSync(join(prefix, 'conf', 'token.conf'), render('token.conf'))
+writeConfig()
 
 const binary = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => {
   try {
@@ -53,4 +63,19 @@ const nginx = spawn(
 const stop = () => nginx.kill('SIGQUIT')
 process.on('SIGTERM', stop)
 process.on('SIGINT', stop)
+process.on('SIGHUP', () => {
+  const rotation = join(prefix, 'rotation.json')
+  try {
+    const { secret, previous = '' } = JSON.parse(readFileSync(rotation, 'utf8'))
+    if (!SECRET_TEXT.test(secret) || !/^[A-Za-z0-9._~+-]*$/.test(previous))
+      throw new Error('bad secret text')
+    values.SECRET = secret
+    values.PREVIOUS_SECRET = previous
+    writeConfig()
+  } catch (error) {
+    console.error(`nginx.mjs: ${rotation} not applied: ${error.message}`)
+    return
+  }
+  nginx.kill('SIGHUP') // nginx reloads: new workers take the new secrets, old ones finish
+})
 nginx.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)))

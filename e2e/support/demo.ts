@@ -18,6 +18,8 @@ export interface DemoOptions {
   clientIp?: string
   refresh?: boolean
   cdn?: Cdn
+  /** Another token endpoint than the stack's (`cdn` is then ignored). */
+  tokenUrl?: string
 }
 
 export const demoUrl = (options: DemoOptions): string => {
@@ -26,7 +28,7 @@ export const demoUrl = (options: DemoOptions): string => {
     type: options.type ?? 'vod',
     expire: String(options.expire ?? 20),
     lead: String(options.lead ?? 6),
-    token: tokenUrl(options.cdn),
+    token: options.tokenUrl ?? tokenUrl(options.cdn),
   })
   if (options.video) query.set('video', options.video)
   if (options.mode) query.set('mode', options.mode)
@@ -46,8 +48,14 @@ export interface MediaRequest {
   status: number | 'failed' | 'aborted'
 }
 
-const CDN_PORTS: number[] = [PORTS.nginxPlain, PORTS.nginxIp, PORTS.emulatorPlain, PORTS.emulatorIp]
-const TOKEN_PORTS: number[] = [PORTS.tokenNginx, PORTS.tokenEmulator]
+const CDN_PORTS: number[] = [
+  PORTS.nginxPlain,
+  PORTS.nginxIp,
+  PORTS.emulatorPlain,
+  PORTS.emulatorIp,
+  ...PORTS.rotationCdn,
+]
+const TOKEN_PORTS: number[] = [PORTS.tokenNginx, PORTS.tokenEmulator, ...PORTS.rotationToken]
 const PAIR = /^\/(?:videos|cmaf)\/[^/]+\/([^/]+)\/\d+\/(.+)$/
 
 /**

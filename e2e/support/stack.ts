@@ -16,6 +16,10 @@ export const PORTS = {
   emulatorPlain: 18082,
   emulatorIp: 18083,
   origin: 18090,
+  /** The secret-rotation spec's own nginx (two hosts per test, one test per player). */
+  rotationCdn: [18084, 18085, 18086, 18087],
+  /** ...and its own token workers (Node entry), restarted with each new secret. */
+  rotationToken: [18791, 18792],
   /** Token worker signing URLs on the nginx hosts. */
   tokenNginx: 18787,
   /** Token worker signing URLs on the emulator's hosts. */

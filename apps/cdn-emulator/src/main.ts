@@ -1,6 +1,7 @@
 // The local CDN for `npm start` and the e2e smoke test: an origin with the test media and two
 // token-checking hosts (plain and IP-bound), configured like the token worker:
 //   SECRET_KEY      shared with the token worker (default: the local one of .dev.vars.example)
+//   PREVIOUS_SECRET_KEY  during a secret rotation, the previous secret (its tokens still play)
 //   CDN_DOMAIN      host:port of the plain-token host      (default 127.0.0.1:8080)
 //   CDN_DOMAIN_IP   host:port of the IP-bound host         (default 127.0.0.1:8081)
 //   ORIGIN_PORT     the origin, token-free (nginx proxies to it)            (default 8090)
@@ -19,6 +20,7 @@ const env: SigningEnv = {
 }
 let secret: string
 let domains: [string, string]
+const previousSecret = process.env.PREVIOUS_SECRET_KEY || undefined
 try {
   secret = String(signingVariable(env, 'SECRET_KEY', { required: true }))
   domains = [
@@ -43,12 +45,12 @@ const origin = createOrigin({ mediaDir: fileURLToPath(new URL('../media/vod', im
 const fromOrigin = (path: string) => origin.fetch(new Request(`http://origin${path}`))
 serve({ fetch: origin.fetch, hostname, port: ports.origin })
 serve({
-  fetch: createCdn({ secret, ipBound: false, origin: fromOrigin }).fetch,
+  fetch: createCdn({ secret, previousSecret, ipBound: false, origin: fromOrigin }).fetch,
   hostname,
   port: ports.plain,
 })
 serve({
-  fetch: createCdn({ secret, ipBound: true, origin: fromOrigin }).fetch,
+  fetch: createCdn({ secret, previousSecret, ipBound: true, origin: fromOrigin }).fetch,
   hostname,
   port: ports.ip,
 })

@@ -76,6 +76,24 @@ describe('createCdn', () => {
     expect((await cdn(false).request(path(bound))).status).toBe(403)
   })
 
+  it('during a rotation accepts the previous secret too (403/410 as nginx), never a third one', async () => {
+    const rotating = createCdn({
+      secret: 'new-secret',
+      previousSecret: secret,
+      ipBound: false,
+      origin: fromOrigin,
+      now: () => nowMs,
+      clientIp: () => '127.0.0.1',
+    })
+    const sign = (key: string, at = expires) =>
+      `/videos/12345_demo/${signToken({ clientId: '12345', video: 'demo', secret: key, expires: at })}/${at}/master.m3u8`
+    expect((await rotating.request(sign('new-secret'))).status).toBe(200)
+    expect((await rotating.request(sign(secret))).status).toBe(200)
+    expect((await rotating.request(sign(secret, expires - 60))).status).toBe(410)
+    expect((await rotating.request(sign('third-secret'))).status).toBe(403)
+    expect((await cdn(false).request(sign('new-secret'))).status).toBe(403) // not rotating
+  })
+
   it('answers 404 for paths without a pair and never leaves the media directory', async () => {
     expect((await cdn(false).request('/videos/12345_demo/master.m3u8')).status).toBe(404)
     const traversal = `/videos/12345_demo/${plainToken}/${expires}/..%2F..%2Fpackage.json`

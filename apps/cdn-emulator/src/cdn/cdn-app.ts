@@ -6,6 +6,8 @@ import { type Context, Hono } from 'hono'
 export interface CdnOptions {
   /** The CDN resource secret (`SECRET_KEY`), shared with the token backend. */
   secret: string
+  /** During a rotation, the secret before it (`PREVIOUS_SECRET_KEY`): its tokens still play. */
+  previousSecret?: string | undefined
   /** `true` for the `CDN_DOMAIN_IP` host: tokens are bound to the viewer's address. */
   ipBound: boolean
   /** Fetches a token-free origin path (`/vod/{client_video}/…` or `/live/…`). */
@@ -54,6 +56,7 @@ export const nginxUri = (rawPath: string): string | undefined => {
  */
 export const createCdn = ({
   secret,
+  previousSecret,
   ipBound,
   origin,
   now = Date.now,
@@ -75,14 +78,18 @@ export const createCdn = ({
       // A dual-stack socket reports IPv4 viewers as ::ffff:a.b.c.d; nginx's $remote_addr on an
       // IPv4 listener (what the token backend saw) is a.b.c.d.
       const address = clientIp(c).replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '')
-      const verdict = verifyToken({
+      const check = {
         clientVideo: video,
         token,
         expires,
         secret,
         ip: ipBound ? (normalizeIp(address) ?? address) : '',
         nowSeconds: Math.floor(now() / 1000),
-      })
+      }
+      // like the nginx template: not the current secret → maybe the previous one
+      let verdict = verifyToken(check)
+      if (verdict === 403 && previousSecret)
+        verdict = verifyToken({ ...check, secret: previousSecret })
       if (verdict !== 200) return c.text(verdict === 403 ? 'Forbidden' : 'Gone', verdict)
       // like nginx's proxy_pass with variables: the decoded path, as is
       const answer = await origin(
