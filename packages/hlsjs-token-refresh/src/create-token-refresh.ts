@@ -3,6 +3,7 @@ import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import type { HlsConfig } from 'hls.js'
 import Hls from 'hls.js'
 import { recoveringPolicies } from './retry-policy.ts'
+import { reviveAfterOutage } from './revive.ts'
 import { tokenLoader } from './token-loader.ts'
 
 /** What {@link createTokenRefresh} gives an hls.js page. */
@@ -13,7 +14,10 @@ export interface HlsTokenRefresh {
   readonly url: string
   /** `loader` plus the recovering load policies; spread your own options after it. */
   readonly hlsConfig: Partial<HlsConfig>
-  /** Ties the refresh to `hls`: `hls.destroy()` then stops every timer and listener. */
+  /**
+   * Ties the refresh to `hls`: a fatal network error is undone when the next token arrives
+   * (an outage longer than a token's life), and `hls.destroy()` stops every timer and listener.
+   */
   attach(hls: Hls): void
   /**
    * For browsers where `Hls.isSupported()` is false (iPhones without MSE): plays `refresh.url`
@@ -66,7 +70,13 @@ export const createTokenRefresh = async (
       loader: tokenLoader(refresher, base.loader as never),
       ...recoveringPolicies(refresher, base),
     },
-    attach: (hls) => hls.once(Hls.Events.DESTROYING, () => refresher.destroy()),
+    attach: (hls) => {
+      const stop = reviveAfterOutage(hls, refresher)
+      hls.once(Hls.Events.DESTROYING, () => {
+        stop()
+        refresher.destroy()
+      })
+    },
     attachNative: async (video, native) => {
       const { protectNativePlayback } = await import('@proj/sw-token-refresh')
       return protectNativePlayback(video, refresher, native)

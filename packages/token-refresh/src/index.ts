@@ -5,7 +5,12 @@ export {
   TokenFetchError,
   withServerDate,
 } from './fetch-token.ts'
-export { isTokenRejection, MAX_RECOVERY_RETRIES } from './recovery.ts'
+export {
+  isTokenRejection,
+  MAX_RECOVERY_RETRIES,
+  MAX_REJECTED_TOKENS,
+  TokenRejectedError,
+} from './recovery.ts'
 export { createTokenPeers, pagePeers, type TokenPeer, type TokenPeers } from './token-peers.ts'
 export { assertTokenRecord } from './token-record.ts'
 export { TokenRefresher } from './token-refresher.ts'

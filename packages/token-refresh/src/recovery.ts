@@ -17,3 +17,23 @@ export const MAX_RECOVERY_RETRIES = 2
  */
 export const isTokenRejection = (status: number | undefined): boolean =>
   status === 403 || status === 410
+
+/** Tokens rejected in a row, each fresh from a refresh, after which the refresher gives up. */
+export const MAX_REJECTED_TOKENS = 3
+
+/**
+ * The CDN rejected every new token: its secret or client ID differs from the token backend's (or
+ * the viewer's address changes under IP-bound tokens). Reported once, as the refresher's `error`
+ * event (and `onError`); no further recovery is tried, so the player ends in its own error.
+ */
+export class TokenRejectedError extends Error {
+  override name = 'TokenRejectedError'
+  /** How many tokens in a row the CDN refused. */
+  readonly rejected: number
+  constructor(rejected: number) {
+    super(
+      `the CDN rejected ${rejected} tokens in a row, each fresh from the token backend: check that SECRET_KEY and CLIENT_ID match the CDN's (or, with ipBound, that the viewer's address is stable)`,
+    )
+    this.rejected = rejected
+  }
+}

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { TokenRejectedError } from './recovery.ts'
 import { fakeTime, fakeTokenBackend, testRefreshOptions } from './testing/index.ts'
 import { createTokenPeers } from './token-peers.ts'
 import { TokenRefresher } from './token-refresher.ts'
@@ -286,13 +287,46 @@ describe('refresh', () => {
     expect(warn).toHaveBeenCalledWith('[token-refresh] refresh failed', expect.any(Error))
   })
 
-  it('keeps trying at a bounded rate once the token has expired', async () => {
+  it('keeps trying at a bounded rate once the token has expired, while nothing plays', async () => {
     const { backend, time } = await setup({ onError: () => undefined })
     backend.fail(1000)
     await time.advance(14_000 + 10 * 60_000)
     // 10 minutes of outage: a handful of quick retries, then one every 15–30 s, never a storm.
     expect(backend.calls).toBeGreaterThan(15)
     expect(backend.calls).toBeLessThan(50)
+  })
+
+  it('once expired and playback asks for the video: retries every 1.5–3 s, and the waiting request leaves with the new token', async () => {
+    const { refresher, backend, time } = await setup({ onError: () => undefined })
+    backend.fail(1000)
+    await time.advance(120_000) // two minutes down while paused: the backoff reached 30 s
+    const callsWhilePaused = backend.calls
+    const pending = refresher.prepare(new URL('v0/seg_001.ts', refresher.url).href)
+    await time.advance(20_000) // the request waits; retries come quickly now
+    expect(backend.calls - callsWhilePaused).toBeGreaterThanOrEqual(20 / 3)
+    expect(backend.calls - callsWhilePaused).toBeLessThanOrEqual(20 / 1.5 + 1)
+    backend.fail(0) // the backend is back
+    await time.advance(3_000)
+    expect(await pending).toContain(`/${refresher.record.token}/`)
+    expect(refresher.expired).toBe(false)
+  })
+
+  it('a waiting request goes out after maxOutageWaitMs when no token comes', async () => {
+    const { refresher, backend, time } = await setup({
+      onError: () => undefined,
+      maxOutageWaitMs: 8_000,
+    })
+    backend.fail(1000)
+    await time.advance(25_000)
+    let done = false
+    const pending = refresher.prepare(refresher.url).then((url) => {
+      done = true
+      return url
+    })
+    await time.advance(7_999)
+    expect(done).toBe(false)
+    await time.advance(1)
+    expect(await pending).toBe(refresher.url) // the expired one: the player's error path decides
   })
 })
 
@@ -379,16 +413,20 @@ describe('robust time', () => {
     expect(refresher.record.expires * 1000).toBeGreaterThan(time.clock.now())
   })
 
-  it('a request does not wait longer than maxWaitMs for a hanging backend', async () => {
-    const { refresher, backend, time } = await setup({ maxWaitMs: 2000 })
+  it('a request does not wait longer than maxWaitMs (+ maxOutageWaitMs once expired) for a hanging backend', async () => {
+    const { refresher, backend, time } = await setup({ maxWaitMs: 2000, maxOutageWaitMs: 3000 })
     backend.fail(1, 'hang')
-    time.jump(60_000)
+    time.jump(10_000) // inside the lead window, still valid
+    const valid = refresher.prepare(refresher.url)
+    await time.advance(2000)
+    expect(await valid).toBe(refresher.url)
+    time.jump(60_000) // expired
     let done = false
     const pending = refresher.prepare(refresher.url).then((url) => {
       done = true
       return url
     })
-    await time.advance(1999)
+    await time.advance(2999)
     expect(done).toBe(false)
     await time.advance(1)
     expect(await pending).toBe(refresher.url)
@@ -450,6 +488,42 @@ describe('recover (403/410)', () => {
     // the refresh for this token failed: retrying again cannot help, and must not loop
     expect(refresher.recover(second)).toBe(false)
     expect(backend.calls).toBe(3)
+  })
+
+  it('a CDN that refuses every new token: one TokenRejectedError after 3 tokens, then no more recovery', async () => {
+    const { refresher, backend, time } = await setup({ onError: () => undefined })
+    const errors: unknown[] = []
+    refresher.addEventListener('error', (event) => errors.push((event as CustomEvent).detail))
+    const refused = async () => {
+      const answer = refresher.recover(refresher.url)
+      await time.advance(0)
+      return answer
+    }
+    expect(await refused()).toBe(true) // token 1 refused: refresh
+    expect(await refused()).toBe(true) // token 2, fresh, refused: refresh
+    expect(await refused()).toBe(false) // token 3 too: the CDN rejects every token
+    expect(backend.calls).toBe(3)
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toBeInstanceOf(TokenRejectedError)
+    expect(String(errors[0])).toContain('SECRET_KEY and CLIENT_ID')
+    expect(refresher.rejected).toBe(true)
+    await time.advance(14_000) // later tokens are not tried against the CDN either
+    expect(refresher.recover(refresher.url)).toBe(false)
+    expect(errors).toHaveLength(1)
+  })
+
+  it('refusals that are not in a row, or of an expired token, do not add up', async () => {
+    const { refresher, time } = await setup({ onError: () => undefined })
+    refresher.recover(refresher.url) // token 1 refused: refresh to token 2
+    await time.advance(0)
+    await time.advance(14_000) // token 2 replaced by the timer, never refused: the count restarts
+    refresher.recover(refresher.url)
+    await time.advance(0)
+    expect(refresher.recover(refresher.url)).toBe(true)
+    await time.advance(0)
+    time.jump(60_000) // token 4 expired (a sleeping laptop): its refusal says nothing about the CDN
+    expect(refresher.recover(refresher.url)).toBe(true)
+    expect(refresher.rejected).toBe(false)
   })
 
   it('ignores URLs that are not this video', async () => {

@@ -1,5 +1,6 @@
 import { findTokenPair } from '@proj/signing/url'
 import { serverDateOf } from './fetch-token.ts'
+import { MAX_REJECTED_TOKENS, TokenRejectedError } from './recovery.ts'
 import { pagePeers, type TokenPeer } from './token-peers.ts'
 import { assertTokenRecord } from './token-record.ts'
 import type { Clock, TimerHandle, Timers, TokenRecord, TokenRefreshOptions } from './types.ts'
@@ -14,6 +15,8 @@ const systemTimers: Timers = {
 const MAX_TIMER_MS = 2 ** 31 - 1
 /** A backend's Retry-After is honoured up to this once the token has expired (5 min). */
 const MAX_RETRY_AFTER_MS = 300_000
+/** How recent a request must be for playback to count as waiting for a token (ms). */
+const DEMAND_WINDOW_MS = 10_000
 
 /**
  * Keeps the current token record of one video and the player's URLs on it (spec 4.15).
@@ -63,6 +66,16 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   #lastFetch = 0
   /** The token whose 403/410 already triggered a refresh: each token may do so once. */
   #recoveredToken = ''
+  /** Tokens in a row the CDN refused (reset by a token replaced without a refusal). */
+  #rejectedInARow = 0
+  /** Set once the CDN refused MAX_REJECTED_TOKENS in a row: no more recovery. */
+  #gaveUp = false
+  /** Resolvers of requests waiting for a new record (an outage). */
+  #waiting = new Set<() => void>()
+  /** Client time of the last request of this video (rewrite, prepare, recover): playback needs tokens. */
+  #lastDemand = Number.NEGATIVE_INFINITY
+  /** Client time at which the armed timer fires. */
+  #timerDue = 0
   #destroyed = false
   #onVisible = () => {
     if (!this.#options.visibility?.hidden) this.#schedule(0)
@@ -145,6 +158,19 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     return (this.#record.expires - this.#options.refreshLeadSeconds) * 1000 - this.#offset
   }
 
+  /** Whether the current token has expired, on the server's clock: requests with it are refused. */
+  get expired(): boolean {
+    return this.serverNow() >= this.#record.expires * 1000
+  }
+
+  /**
+   * Whether the CDN refused every new token ({@link TokenRejectedError} was reported): recovery
+   * is over and the player is left to fail.
+   */
+  get rejected(): boolean {
+    return this.#gaveUp
+  }
+
   /** Whether the current token is inside its lead window (or expired) on the server's clock. */
   get stale(): boolean {
     return this.#clock.now() >= this.staleAt
@@ -175,6 +201,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   rewrite(url: string): string {
     const rewritten = this.#rewrite(url)
     if (rewritten === undefined) return url
+    this.#demand()
     // failures are reported through onError and the error event
     this.#refreshIfStale()?.catch(() => undefined)
     return rewritten
@@ -191,23 +218,44 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    */
   async prepare(url: string): Promise<string> {
     const pending = this.#refreshIfStale()
-    if (pending) {
-      let timer: TimerHandle | undefined
-      await Promise.race([
+    if (this.expired && !this.#destroyed && this.owns(url)) {
+      // An outage longer than the token's life: a request with the expired token would only be
+      // refused (and burn the player's retries), so it waits for the next record (bounded).
+      this.#demand()
+      let done: (() => void) | undefined
+      const arrived = new Promise<void>((resolve) => {
+        done = resolve
+        this.#waiting.add(resolve)
+      })
+      await this.#until(arrived, this.#options.maxOutageWaitMs ?? 30_000)
+      if (done) this.#waiting.delete(done)
+    } else if (pending) {
+      await this.#until(
         pending.catch(() => undefined),
-        new Promise((resolve) => {
-          timer = this.#timers.set(() => resolve(undefined), this.#options.maxWaitMs ?? 5000)
-        }),
-      ])
-      if (timer !== undefined) this.#timers.clear(timer)
+        this.#options.maxWaitMs ?? 5000,
+      )
     }
     return this.#rewrite(url) ?? url
+  }
+
+  /** Waits for `promise`, at most `ms`. */
+  async #until(promise: Promise<unknown>, ms: number): Promise<void> {
+    let timer: TimerHandle | undefined
+    await Promise.race([
+      promise,
+      new Promise((resolve) => {
+        timer = this.#timers.set(() => resolve(undefined), ms)
+      }),
+    ])
+    if (timer !== undefined) this.#timers.clear(timer)
   }
 
   /**
    * Reacts to a 403/410 answer for `failedUrl`: returns whether retrying it can succeed. A URL
    * on an older pair just needs the current one; a failure of the current token triggers one
-   * refresh (once per token, so a CDN that rejects every token cannot cause a loop).
+   * refresh (once per token). When {@link MAX_REJECTED_TOKENS} tokens in a row are refused, the
+   * CDN rejects every token: one {@link TokenRejectedError} is reported and every later call
+   * answers `false`, so the player fails in bounded time instead of looping.
    *
    * @example
    * ```ts
@@ -216,12 +264,19 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    */
   recover(failedUrl: string): boolean {
     const pair = findTokenPair(failedUrl)
-    if (!pair || this.#destroyed || !this.owns(failedUrl)) return false
+    if (!pair || this.#destroyed || this.#gaveUp || !this.owns(failedUrl)) return false
     const current = this.#options.ipBound ? this.#record.token_ip : this.#record.token
+    this.#demand()
     if (pair.token !== current) return true
     if (this.#inflight) return true
     if (this.#recoveredToken === current) return false
     this.#recoveredToken = current
+    // an expired token refused is no news about the CDN; a valid one refused is
+    if (!this.expired && ++this.#rejectedInARow >= MAX_REJECTED_TOKENS) {
+      this.#gaveUp = true
+      this.#report(new TokenRejectedError(this.#rejectedInARow))
+      return false
+    }
     this.refresh().catch(() => undefined)
     return true
   }
@@ -259,6 +314,8 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   /** Stops every timer and listener; later refreshes and events are dropped. */
   destroy(): void {
     this.#destroyed = true
+    for (const release of this.#waiting) release()
+    this.#waiting.clear()
     this.#leavePeers?.()
     this.#leavePeers = undefined
     if (this.#timer !== undefined) this.#timers.clear(this.#timer)
@@ -278,23 +335,43 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     } catch (error) {
       if (!this.#destroyed) {
         this.#failures++
-        const { onError } = this.#options
-        if (onError) onError(error)
-        else console.warn('[token-refresh] refresh failed', error)
-        this.dispatchEvent(new CustomEvent('error', { detail: error }))
+        this.#report(error)
         this.#schedule(this.#retryDelay(error))
       }
       throw error
     }
   }
 
+  /**
+   * A request of this video is being made. While the token is expired and a retry is planned far
+   * off (the backend was failing while nothing played), it is brought forward: playback waits.
+   */
+  #demand(): void {
+    const now = this.#clock.now()
+    this.#lastDemand = now
+    if (this.#failures === 0 || this.#inflight || this.#timer === undefined || !this.expired) return
+    const { expiredMaxMs = 3000 } = this.#options.retry ?? {}
+    if (this.#timerDue - now > expiredMaxMs) this.#schedule(this.#backoff())
+  }
+
+  #report(error: unknown): void {
+    const { onError } = this.#options
+    if (onError) onError(error)
+    else console.warn('[token-refresh] refresh failed', error)
+    this.dispatchEvent(new CustomEvent('error', { detail: error }))
+  }
+
   #announce(record: TokenRecord): void {
+    const previous = this.#options.ipBound ? this.#record.token_ip : this.#record.token
+    if (this.#recoveredToken !== previous) this.#rejectedInARow = 0
     this.#accept(record)
     this.#firstCycle = false
     this.#plan()
     this.refreshCount++
     this.#options.onTokenRefreshed?.(record)
     this.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
+    for (const release of this.#waiting) release()
+    this.#waiting.clear()
     this.#schedule()
   }
 
@@ -318,11 +395,22 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     this.#rewrite = urlRewriter(record, this.#options.ipBound ?? false)
   }
 
-  /** Jittered exponential backoff; capped at half the remaining validity, then at `maxMs`. */
+  /**
+   * Jittered exponential backoff; capped at half the remaining validity (and `maxMs`), and once
+   * expired at `expiredMaxMs` while playback is asking for the video (seconds, not tens of
+   * seconds), else at `maxMs` (a paused player does not hammer a failing backend).
+   */
   #backoff(): number {
-    const { baseMs = 500, maxMs = 30_000 } = this.#options.retry ?? {}
+    const { baseMs = 500, maxMs = 30_000, expiredMaxMs = 3000 } = this.#options.retry ?? {}
     const remaining = this.#record.expires * 1000 - this.serverNow()
-    const cap = remaining > 0 ? Math.min(maxMs, Math.max(baseMs, remaining / 2)) : maxMs
+    // playback needs a token when one of its requests came in the last DEMAND_WINDOW_MS
+    const needed = this.#waiting.size > 0 || this.#clock.now() - this.#lastDemand < DEMAND_WINDOW_MS
+    const cap =
+      remaining > 0
+        ? Math.min(maxMs, Math.max(baseMs, remaining / 2))
+        : needed
+          ? Math.max(baseMs, expiredMaxMs)
+          : maxMs
     const random = this.#options.random ?? Math.random
     return Math.min(cap, baseMs * 2 ** (this.#failures - 1)) * (0.5 + random() / 2)
   }
@@ -366,6 +454,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     if (this.#timer !== undefined) this.#timers.clear(this.#timer)
     const wait = delay ?? Math.max(this.#refreshAt, this.#nextAllowed()) - this.#clock.now()
     const ms = Math.min(Math.max(0, wait), MAX_TIMER_MS)
+    this.#timerDue = this.#clock.now() + ms
     this.#timer = this.#timers.set(() => {
       this.#timer = undefined
       if (this.#inflight) return

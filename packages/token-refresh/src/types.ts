@@ -46,10 +46,19 @@ export interface TokenRefreshOptions {
   onTokenRefreshed?: (record: TokenRecord) => void
   /** Called on every failed refresh; playback goes on with the current token while it is valid. */
   onError?: (error: unknown) => void
-  /** Backoff of failed refreshes: first delay and the cap once the token has expired (ms). */
-  retry?: { baseMs?: number; maxMs?: number }
-  /** How long a request may wait for a refresh before going out with the current token (ms). */
+  /**
+   * Backoff of failed refreshes (ms): the first delay; the cap while the token is valid (also at
+   * most half its remaining validity); the cap once it has expired and playback needs a new one
+   * (default 3000: retried every 1.5–3 s, jittered, so playback resumes seconds after an outage).
+   */
+  retry?: { baseMs?: number; maxMs?: number; expiredMaxMs?: number }
+  /** How long a request may wait for a due refresh before going out with the current token (ms). */
   maxWaitMs?: number
+  /**
+   * How long a request may wait for a new token once the current one has expired (a backend
+   * outage longer than a token's life), instead of going out to be refused (ms). Default 30000.
+   */
+  maxOutageWaitMs?: number
   clock?: Clock
   timers?: Timers
   /** Uniform in [0, 1), for backoff jitter and the refresh spread. */

@@ -2,6 +2,7 @@ import type { NativeProtection, TokenRefreshWorker } from '@proj/sw-token-refres
 import { type ProtectionMode, TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import videojs from 'video.js'
 import type PluginType from 'video.js/dist/types/plugin'
+import { type RevivablePlayer, reviveAfterOutage } from './revive.ts'
 import { installVhsHooks, type VhsXhr } from './vhs-hooks.ts'
 
 type Player = ReturnType<typeof videojs>
@@ -72,6 +73,7 @@ export class TokenRefreshPlugin extends Plugin {
   /** Native playback's protection, when the player ended up without VHS. */
   native: Promise<NativeProtection | undefined> | undefined
   #remove: (() => void) | undefined
+  #stopRevive: (() => void) | undefined
   #generation = 0
   #disposed = false
   #options: TokenRefreshPluginOptions
@@ -101,6 +103,7 @@ export class TokenRefreshPlugin extends Plugin {
    * ```
    */
   async load(options: TokenRefreshPluginOptions, play = true): Promise<TokenRefresher | undefined> {
+    this.#stopRevive?.()
     this.refresher?.destroy()
     this.refresher = undefined
     this.#options = options
@@ -116,6 +119,9 @@ export class TokenRefreshPlugin extends Plugin {
         return undefined
       }
       this.refresher = refresher
+      this.#stopRevive = reviveAfterOutage(this.player as unknown as RevivablePlayer, refresher, {
+        type: HLS_TYPE,
+      })
       if (play || !this.player.currentSrc()) this.player.src({ src: refresher.url, type: HLS_TYPE })
       return refresher
     } catch (error) {
@@ -130,6 +136,7 @@ export class TokenRefreshPlugin extends Plugin {
 
   override dispose(): void {
     this.#disposed = true
+    this.#stopRevive?.()
     this.#endNative()
     this.refresher?.destroy()
     this.#remove?.()

@@ -1,0 +1,102 @@
+import { TokenRefresher } from '@proj/token-refresh'
+import { fakeTime, fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
+import { describe, expect, it } from 'vitest'
+import { type RevivablePlayer, reviveAfterOutage } from './revive.ts'
+
+/** A player whose time moves only when told to. */
+const fakePlayer = (duration = 80) => {
+  const calls: string[] = []
+  let time = 30
+  let error: unknown = null
+  const once = new Map<string, () => void>()
+  const player: RevivablePlayer & {
+    move(s: number): void
+    fail(): void
+    fire(type: string): void
+  } = {
+    currentTime: ((seconds?: number) => {
+      if (seconds === undefined) return time
+      calls.push(`currentTime ${seconds}`)
+      time = seconds
+      return undefined
+    }) as RevivablePlayer['currentTime'],
+    duration: () => duration,
+    paused: () => false,
+    ended: () => false,
+    error: () => error,
+    src: (source) => {
+      calls.push(`src ${source.src}`)
+      error = null
+    },
+    one: (type, listener) => {
+      once.set(type, listener)
+    },
+    play: () => {
+      calls.push('play')
+      return Promise.resolve()
+    },
+    move: (seconds) => {
+      time += seconds
+    },
+    fail: () => {
+      error = { code: 2 }
+    },
+    fire: (type) => once.get(type)?.(),
+  }
+  return { player, calls }
+}
+
+/** A refresher whose backend is down past the token's expiry, then back; `player` revived. */
+const outage = async (player: RevivablePlayer) => {
+  const time = fakeTime()
+  const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+  const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+  reviveAfterOutage(player, refresher, { type: 'application/x-mpegURL', timers: time.timers })
+  backend.fail(100)
+  await time.advance(30_000)
+  backend.fail(0)
+  // the next retry comes within 30 s (nothing asked for the video meanwhile)
+  for (let i = 0; i < 300 && refresher.expired; i++) await time.advance(100)
+  return { time, refresher }
+}
+
+describe('reviveAfterOutage (video.js)', () => {
+  it('reloads a stuck VOD player at its position once the new token came', async () => {
+    const { player, calls } = fakePlayer()
+    const { time, refresher } = await outage(player)
+    expect(refresher.expired).toBe(false)
+    expect(calls).toEqual([])
+    await time.advance(4_000) // the player did not move since
+    expect(calls).toEqual([`src ${refresher.url}`, 'play'])
+    player.fire('loadedmetadata')
+    expect(calls.at(-1)).toBe('currentTime 30')
+    refresher.destroy()
+  })
+
+  it('reloads a failed live player at the edge, and leaves a player that moves alone', async () => {
+    const live = fakePlayer(Number.POSITIVE_INFINITY)
+    live.player.fail()
+    const stuck = await outage(live.player)
+    await stuck.time.advance(4_000)
+    expect(live.calls).toEqual([`src ${stuck.refresher.url}`, 'play'])
+    live.player.fire('loadedmetadata')
+    expect(live.calls).toHaveLength(2) // no seek: the live edge
+
+    const playing = fakePlayer()
+    const fine = await outage(playing.player)
+    playing.player.move(2)
+    await fine.time.advance(4_000)
+    expect(playing.calls).toEqual([])
+  })
+
+  it('does nothing without an outage (a refresh while the token is valid)', async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock })
+    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+    const { player, calls } = fakePlayer()
+    reviveAfterOutage(player, refresher, { type: 'application/x-mpegURL', timers: time.timers })
+    backend.fail(1) // one failure inside the lead window: not an outage
+    await time.advance(40_000)
+    expect(calls).toEqual([])
+  })
+})
