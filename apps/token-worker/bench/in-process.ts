@@ -1,0 +1,54 @@
+import { Hono } from 'hono'
+import { createTokenApp } from '../src/app.ts'
+
+// GET /token against a hello-world Hono app in the same Node process, no network: what the
+// framework costs per request versus what this app adds. Interleaved rounds, medians reported.
+// The audit line goes to a no-op console.log here (the sink is the runtime's, not the app's).
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000)
+const env = {
+  CLIENT_ID: '12345',
+  SECRET_KEY: 'bench-secret',
+  CDN_DOMAIN: 'cdn.example.com',
+  CDN_DOMAIN_IP: 'cdn-ip.example.com',
+}
+const path = '/token?video=demo&type=vod&expire=600'
+const hello = new Hono().get('/token', (c) => c.json({ hello: 'world' }))
+const app = createTokenApp()
+const targets = [
+  { name: 'baseline: hello-world Hono', call: () => hello.request(path, {}, env) },
+  {
+    name: 'GET /token (validate, sign 2 tokens, audit line)',
+    call: () => app.request(path, { headers: { 'x-real-ip': '203.0.113.7' } }, env),
+  },
+]
+
+const print = console.log
+console.log = () => undefined
+console.warn = () => undefined
+const perRequestUs = async (call: () => Response | Promise<Response>) => {
+  const start = performance.now()
+  for (let i = 0; i < REQUESTS; i++) {
+    const response = await call()
+    if (response.status !== 200) throw new Error(`answered ${response.status}`)
+  }
+  return ((performance.now() - start) / REQUESTS) * 1000
+}
+const samples = targets.map(() => [] as number[])
+for (const target of targets) await perRequestUs(target.call) // warm-up
+for (let round = 0; round < ROUNDS; round++)
+  for (const [i, target] of targets.entries()) samples[i]?.push(await perRequestUs(target.call))
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+const base = median(samples[0] ?? [])
+print(
+  `\nNode ${process.version}, in-process app.request(), ${ROUNDS} rounds × ${REQUESTS} requests, medians\n`,
+)
+print('| target | µs per request | vs baseline |\n|---|---:|---:|')
+for (const [i, target] of targets.entries()) {
+  const us = median(samples[i] ?? [])
+  print(`| ${target.name} | ${us.toFixed(1)} | ${(us / base).toFixed(1)}× |`)
+}
+print('\nGoal (issue 12): ≤ 2× the baseline.')
