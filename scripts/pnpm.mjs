@@ -7,6 +7,10 @@
 import { spawn } from 'node:child_process'
 
 const ATTEMPTS = 5
+// How deep shims may call shims. pnpm scripts that call pnpm nest a few levels; a shim that finds
+// itself as "pnpm" on PATH (no PROJ_REAL_PNPM) would otherwise call itself until the machine is full.
+const MAX_DEPTH = 8
+const depth = Number(process.env.PROJ_PNPM_SHIM_DEPTH ?? 0)
 
 /** The pnpm binary: the one run.mjs chose, the one running this script, or the one on PATH. */
 const realPnpm = () =>
@@ -15,7 +19,12 @@ const realPnpm = () =>
 
 const attempt = (args, options) =>
   new Promise((resolve) => {
-    const child = spawn(realPnpm(), args, { ...options, stdio: ['inherit', 'inherit', 'pipe'] })
+    const env = { ...(options.env ?? process.env), PROJ_PNPM_SHIM_DEPTH: String(depth + 1) }
+    const child = spawn(realPnpm(), args, {
+      ...options,
+      env,
+      stdio: ['inherit', 'inherit', 'pipe'],
+    })
     let seen = ''
     child.stderr.on('data', (chunk) => {
       if (seen.length < 8192) seen += chunk
@@ -48,4 +57,12 @@ export const runPnpm = async (args, options = {}) => {
   }
 }
 
-if (import.meta.filename === process.argv[1]) process.exit(await runPnpm(process.argv.slice(2)))
+if (import.meta.filename === process.argv[1]) {
+  if (depth >= MAX_DEPTH) {
+    process.stderr.write(
+      `[pnpm] the pnpm shim called itself ${depth} times: set PROJ_REAL_PNPM to the real pnpm (npm test does)\n`,
+    )
+    process.exit(2)
+  }
+  process.exit(await runPnpm(process.argv.slice(2)))
+}
