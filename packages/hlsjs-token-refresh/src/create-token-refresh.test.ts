@@ -23,16 +23,7 @@ beforeEach(async () => {
   time = fakeTime()
   backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
   cdn = await tinyCdn(time.clock)
-  refresh = await createTokenRefresh({
-    getToken: cdn.issuing(backend.getToken),
-    refreshLeadSeconds: 6,
-    refreshSpreadSeconds: 0,
-    peers: null,
-    clock: time.clock,
-    timers: time.timers,
-    visibility: null,
-    onError: () => undefined,
-  })
+  refresh = await createTokenRefresh(testRefreshOptions(time, cdn.issuing(backend.getToken)))
 })
 afterEach(async () => {
   refresh.destroy()

@@ -1,4 +1,9 @@
-import { fakeTime, fakeTokenBackend, tinyCdn } from '@proj/token-refresh/testing'
+import {
+  fakeTime,
+  fakeTokenBackend,
+  testRefreshOptions,
+  tinyCdn,
+} from '@proj/token-refresh/testing'
 import videojs from 'video.js'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { HLS_TYPE } from './plugin.ts'
@@ -28,15 +33,8 @@ const backendFor = (video: string) => {
   const backend = fakeTokenBackend({ clock: time.clock, video })
   return { backend, getToken: cdn.issuing(backend.getToken) }
 }
-const options = (getToken: () => ReturnType<ReturnType<typeof backendFor>['getToken']>) => ({
-  getToken,
-  refreshLeadSeconds: 6,
-  refreshSpreadSeconds: 0,
-  peers: null,
-  clock: time.clock,
-  timers: time.timers,
-  visibility: null,
-})
+const options = (getToken: () => ReturnType<ReturnType<typeof backendFor>['getToken']>) =>
+  testRefreshOptions(time, getToken)
 const newPlayer = (playerOptions: object) => {
   const element = document.createElement('video')
   document.body.append(element)

@@ -1,5 +1,10 @@
 import { TokenRefresher } from '@proj/token-refresh'
-import { fakeTime, fakeTokenBackend, tinyCdn } from '@proj/token-refresh/testing'
+import {
+  fakeTime,
+  fakeTokenBackend,
+  testRefreshOptions,
+  tinyCdn,
+} from '@proj/token-refresh/testing'
 import videojs from 'video.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { installVhsHooks, type VhsRequest, type VhsXhr } from './vhs-hooks.ts'
@@ -18,16 +23,7 @@ beforeEach(async () => {
   time = fakeTime()
   backend = fakeTokenBackend({ clock: time.clock })
   cdn = await tinyCdn(time.clock)
-  refresher = await TokenRefresher.create({
-    getToken: cdn.issuing(backend.getToken),
-    refreshLeadSeconds: 6,
-    refreshSpreadSeconds: 0,
-    peers: null,
-    clock: time.clock,
-    timers: time.timers,
-    visibility: null,
-    onError: () => undefined,
-  })
+  refresher = await TokenRefresher.create(testRefreshOptions(time, cdn.issuing(backend.getToken)))
   hooks = installVhsHooks(vhsXhr, () => refresher)
 })
 afterEach(async () => {

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { TokenRefresher } from '@proj/token-refresh'
-import { fakeTime, fakeTokenBackend } from '@proj/token-refresh/testing'
+import { fakeTime, fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { SourceSwap } from './source-swap.ts'
 
@@ -42,15 +42,7 @@ let monotonic = 0
 beforeEach(async () => {
   time = fakeTime()
   const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
-  refresher = await TokenRefresher.create({
-    getToken: backend.getToken,
-    refreshLeadSeconds: 6,
-    refreshSpreadSeconds: 0,
-    peers: null,
-    clock: time.clock,
-    timers: time.timers,
-    visibility: null,
-  })
+  refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
   video = new FakeVideo()
   swap = new SourceSwap(video as unknown as HTMLMediaElement, refresher, {
     now: () => monotonic,
