@@ -1,7 +1,7 @@
 import { findTokenPair } from '@proj/signing/url'
 import { serverDateOf } from './fetch-token.ts'
 import { MAX_REJECTED_TOKENS, TokenRejectedError } from './recovery.ts'
-import { pagePeers, type TokenPeer } from './token-peers.ts'
+import { pagePeers, type TokenPeer, type TokenPeers } from './token-peers.ts'
 import { assertTokenRecord } from './token-record.ts'
 import type { Clock, TimerHandle, Timers, TokenRecord, TokenRefreshOptions } from './types.ts'
 import { urlRewriter } from './url-rewriter.ts'
@@ -61,7 +61,10 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   #refreshAt = 0
   /** Until the first refresh: the rate bound is half the spread, so the first window can be wide. */
   #firstCycle = true
+  #peers: TokenPeers | null
   #leavePeers: (() => void) | undefined
+  /** `retry` with its defaults. */
+  #retry: Required<NonNullable<TokenRefreshOptions['retry']>>
   /** Client time of the last getToken call (the rate bound counts from it). */
   #lastFetch = 0
   /** The token whose 403/410 already triggered a refresh: each token may do so once. */
@@ -96,7 +99,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     if (!(lead > 0) || !Number.isFinite(lead))
       throw new RangeError(`refreshLeadSeconds must be a number > 0, got ${lead}`)
     const refresher = new TokenRefresher(options)
-    const spread = options.refreshSpreadSeconds ?? lead / 4
+    const spread = refresher.#spreadMs() / 1000
     if (!(spread >= 0) || !Number.isFinite(spread))
       throw new RangeError(`refreshSpreadSeconds must be a number >= 0, got ${spread}`)
     refresher.#lastFetch = refresher.#clock.now()
@@ -113,8 +116,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     if (tooLong || lead < lifetime * 0.2 || lead > lifetime * 0.3)
       console.warn(`[token-refresh] ${problem}`)
     refresher.#options.visibility?.addEventListener('visibilitychange', refresher.#onVisible)
-    const peers = options.peers === undefined ? pagePeers : options.peers
-    refresher.#leavePeers = peers?.join(refresher.#record, refresher)
+    refresher.#leavePeers = refresher.#peers?.join(refresher.#record, refresher)
     refresher.#plan()
     refresher.#schedule()
     return refresher
@@ -128,6 +130,8 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     }
     this.#clock = options.clock ?? systemClock
     this.#timers = options.timers ?? systemTimers
+    this.#peers = options.peers === undefined ? pagePeers : options.peers
+    this.#retry = { baseMs: 500, maxMs: 30_000, expiredMaxMs: 3000, ...options.retry }
   }
 
   /** The current record. */
@@ -160,7 +164,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
 
   /** Whether the current token has expired, on the server's clock: requests with it are refused. */
   get expired(): boolean {
-    return this.serverNow() >= this.#record.expires * 1000
+    return this.#remainingMs() <= 0
   }
 
   /**
@@ -265,7 +269,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   recover(failedUrl: string): boolean {
     const pair = findTokenPair(failedUrl)
     if (!pair || this.#destroyed || this.#gaveUp || !this.owns(failedUrl)) return false
-    const current = this.#options.ipBound ? this.#record.token_ip : this.#record.token
+    const current = this.#currentToken()
     this.#demand()
     if (pair.token !== current) return true
     if (this.#inflight) return true
@@ -314,8 +318,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   /** Stops every timer and listener; later refreshes and events are dropped. */
   destroy(): void {
     this.#destroyed = true
-    for (const release of this.#waiting) release()
-    this.#waiting.clear()
+    this.#releaseWaiting()
     this.#leavePeers?.()
     this.#leavePeers = undefined
     if (this.#timer !== undefined) this.#timers.clear(this.#timer)
@@ -330,7 +333,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
       if (this.#destroyed) return record
       this.#failures = 0
       this.#announce(record)
-      ;(this.#options.peers === undefined ? pagePeers : this.#options.peers)?.share(record, this)
+      this.#peers?.share(record, this)
       return record
     } catch (error) {
       if (!this.#destroyed) {
@@ -350,8 +353,23 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     const now = this.#clock.now()
     this.#lastDemand = now
     if (this.#failures === 0 || this.#inflight || this.#timer === undefined || !this.expired) return
-    const { expiredMaxMs = 3000 } = this.#options.retry ?? {}
-    if (this.#timerDue - now > expiredMaxMs) this.#schedule(this.#backoff())
+    if (this.#timerDue - now > this.#retry.expiredMaxMs) this.#schedule(this.#backoff())
+  }
+
+  /** The token this refresher's URLs carry (`token_ip` when `ipBound`). */
+  #currentToken(): string {
+    return this.#options.ipBound ? this.#record.token_ip : this.#record.token
+  }
+
+  /** How long the current token stays valid, on the server's clock (ms; ≤ 0 once expired). */
+  #remainingMs(): number {
+    return this.#record.expires * 1000 - this.serverNow()
+  }
+
+  /** Lets every request waiting for a new record go (it arrived, or the refresher is gone). */
+  #releaseWaiting(): void {
+    for (const release of this.#waiting) release()
+    this.#waiting.clear()
   }
 
   #report(error: unknown): void {
@@ -362,16 +380,15 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   }
 
   #announce(record: TokenRecord): void {
-    const previous = this.#options.ipBound ? this.#record.token_ip : this.#record.token
-    if (this.#recoveredToken !== previous) this.#rejectedInARow = 0
+    // the outgoing token was never refused: the run of refusals is broken
+    if (this.#recoveredToken !== this.#currentToken()) this.#rejectedInARow = 0
     this.#accept(record)
     this.#firstCycle = false
     this.#plan()
     this.refreshCount++
     this.#options.onTokenRefreshed?.(record)
     this.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
-    for (const release of this.#waiting) release()
-    this.#waiting.clear()
+    this.#releaseWaiting()
     this.#schedule()
   }
 
@@ -401,8 +418,8 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * seconds), else at `maxMs` (a paused player does not hammer a failing backend).
    */
   #backoff(): number {
-    const { baseMs = 500, maxMs = 30_000, expiredMaxMs = 3000 } = this.#options.retry ?? {}
-    const remaining = this.#record.expires * 1000 - this.serverNow()
+    const { baseMs, maxMs, expiredMaxMs } = this.#retry
+    const remaining = this.#remainingMs()
     // playback needs a token when one of its requests came in the last DEMAND_WINDOW_MS
     const needed = this.#waiting.size > 0 || this.#clock.now() - this.#lastDemand < DEMAND_WINDOW_MS
     const cap =
@@ -424,7 +441,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     const backoff = this.#backoff()
     const asked = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs
     if (typeof asked !== 'number' || !(asked > 0)) return backoff
-    const remaining = this.#record.expires * 1000 - this.serverNow()
+    const remaining = this.#remainingMs()
     return Math.max(backoff, Math.min(asked, remaining > 0 ? remaining : MAX_RETRY_AFTER_MS))
   }
 
