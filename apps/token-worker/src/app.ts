@@ -114,8 +114,11 @@ export const createTokenApp = ({ authorize, now = Date.now }: TokenAppOptions = 
     const { requests, periodSeconds } = config.rateLimit
     if (binding) return bindingLimit(binding, periodSeconds)
     if (requests === undefined) return undefined
-    const limit = memoryLimits.get(config) ?? memoryLimit({ requests, periodSeconds }, now)
-    memoryLimits.set(config, limit)
+    let limit = memoryLimits.get(config)
+    if (limit === undefined) {
+      limit = memoryLimit({ requests, periodSeconds }, now)
+      memoryLimits.set(config, limit)
+    }
     return limit
   }
   const app = new Hono<TokenAppEnv>()
