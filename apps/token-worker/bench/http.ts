@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
+import { closeSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 
@@ -14,15 +15,31 @@ const env = {
   CDN_DOMAIN_IP: 'cdn-ip.example.com',
 }
 
-const start = (entry: string, port: number) =>
-  new Promise<ChildProcess>((resolve, reject) => {
-    const child = spawn(process.execPath, [entry], { env: { ...env, PORT: String(port) } })
-    child.stdout.on(
-      'data',
-      (chunk: Buffer) => chunk.toString().includes('listening') && resolve(child),
-    )
-    child.on('exit', (code) => reject(new Error(`${entry} exited with ${code}`)))
+// The audit lines (one per token) go to /dev/null, as the in-process bench's no-op console.log:
+// read through a pipe by this process, they would take CPU from the load generator instead.
+const start = async (entry: string, port: number) => {
+  const sink = openSync('/dev/null', 'w')
+  const child = spawn(process.execPath, [entry], {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', sink, 'inherit'],
   })
+  closeSync(sink)
+  let exited: number | null | undefined
+  child.on('exit', (code) => {
+    exited = code
+  })
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+    if (exited !== undefined) throw new Error(`${entry} exited with ${exited}`)
+    const up = await fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    )
+    if (up) return child
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  child.kill()
+  throw new Error(`${entry} did not listen on ${port} within 10 s`)
+}
 
 const measure = async (name: string, entry: string, port: number, path: string) => {
   const server = await start(entry, port)

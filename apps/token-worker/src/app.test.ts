@@ -281,3 +281,46 @@ describe('the issuance audit log', () => {
     }
   })
 })
+
+describe('headers on every answer', () => {
+  it('no-store, nosniff and a request ID on tokens and on errors alike', async () => {
+    const answers = await Promise.all(
+      [
+        ['/token?video=demo', 'GET'],
+        ['/token', 'GET'],
+        ['/nowhere', 'GET'],
+        ['/token?video=demo', 'POST'],
+      ].map(([path = '', method = 'GET']) =>
+        exports.default.fetch(`https://tokens.test${path}`, {
+          method,
+          headers: { 'x-real-ip': '203.0.113.9' },
+        }),
+      ),
+    )
+    expect(answers.map((res) => res.status)).toEqual([200, 400, 404, 405])
+    for (const res of answers) {
+      expect(res.headers.get('cache-control')).toBe('no-store')
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    }
+  })
+
+  it('a request ID that is not a safe token is replaced, never echoed', async () => {
+    const res = await exports.default.fetch('https://tokens.test/token?video=demo', {
+      headers: { 'x-request-id': 'a b<script>' },
+    })
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it('CORS answers keep them, plus the CORS headers', async () => {
+    const res = await exports.default.fetch('https://tokens.test/token?video=demo', {
+      headers: { origin: 'https://player.test' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://player.test')
+    expect(res.headers.get('access-control-expose-headers')).toContain('Retry-After')
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+  })
+})

@@ -2,7 +2,7 @@ import { DEFAULT_IP_HEADERS, type SigningConfig } from '@proj/signing'
 import { ConfigError, parseSigningConfig, type SigningVariable } from '@proj/signing/config'
 import type { AsymmetricAlgorithm, SymmetricAlgorithm } from 'hono/utils/jwt/jwa'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
-import * as z from 'zod/mini'
+import * as v from 'valibot'
 
 /** The worker's environment: `wrangler.jsonc` vars, secrets and `.dev.vars`, or `process.env` on Node. */
 export type TokenWorkerEnv = Partial<Record<ConfigVariable, string>>
@@ -89,6 +89,14 @@ const isOrigin = (text: string) => {
   }
 }
 
+const isHttpUrl = (text: string) => {
+  try {
+    return /^https?:$/.test(new URL(text).protocol)
+  } catch {
+    return false
+  }
+}
+
 const parseJson = (text: string): unknown => {
   try {
     return JSON.parse(text)
@@ -97,82 +105,82 @@ const parseJson = (text: string): unknown => {
   }
 }
 
-const csv = <T extends z.ZodMiniType<unknown, string>>(item: T) =>
-  z.pipe(z.string(), z.pipe(z.transform(list), z.array(item).check(z.minLength(1))))
-const jwks = z.union([
-  z.pipe(
-    z.object({ keys: z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1)) }),
-    z.transform((set) => set.keys),
+const csv = <T extends v.GenericSchema<string, unknown>>(item: T) =>
+  v.pipe(v.string(), v.transform(list), v.array(item), v.minLength(1))
+const jwk = v.looseObject({ kty: v.string() })
+const jwks = v.union([
+  v.pipe(
+    v.object({ keys: v.pipe(v.array(jwk), v.minLength(1)) }),
+    v.transform((set) => set.keys),
   ),
-  z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1)),
+  v.pipe(v.array(jwk), v.minLength(1)),
 ])
+const nonEmpty = v.pipe(v.string(), v.minLength(1))
 
-// zod/mini rather than classic zod: the same validation at a fraction of the bundle size, which
-// is what a Worker pays for on every cold start.
+// valibot: each rule is a few functions that tree-shake, which keeps the Worker bundle (paid on
+// every cold start) small.
 /** One rule per variable: `[schema, what is expected]`. Missing optional → `undefined`. */
 const rules = {
   IP_HEADERS: [
-    z.optional(
+    v.optional(
       csv(
-        z.pipe(
-          z.string().check(z.regex(HEADER_NAME)),
-          z.transform((s) => s.toLowerCase()),
+        v.pipe(
+          v.string(),
+          v.regex(HEADER_NAME),
+          v.transform((s) => s.toLowerCase()),
         ),
       ),
     ),
     'must be a comma-separated list of header names',
   ],
   ALLOWED_ORIGINS: [
-    z.optional(z.union([z.literal('*'), csv(z.string().check(z.refine(isOrigin)))])),
+    v.optional(v.union([v.literal('*'), csv(v.pipe(v.string(), v.check(isOrigin)))])),
     'must be "*" or a comma-separated list of origins such as https://player.example.com',
   ],
-  AUTH_MODE: [z._default(z.enum(['none', 'jwt']), 'none'), 'must be "none" or "jwt"'],
-  JWT_SECRET: [z.optional(z.string().check(z.minLength(16))), 'must be at least 16 characters'],
+  AUTH_MODE: [v.optional(v.picklist(['none', 'jwt']), 'none'), 'must be "none" or "jwt"'],
+  JWT_SECRET: [v.optional(v.pipe(v.string(), v.minLength(16))), 'must be at least 16 characters'],
   JWT_ALG: [
-    z.optional(z.enum([...SYMMETRIC, ...ASYMMETRIC])),
+    v.optional(v.picklist([...SYMMETRIC, ...ASYMMETRIC])),
     `must be one of ${[...SYMMETRIC, ...ASYMMETRIC].join(', ')}`,
   ],
-  JWT_JWKS_URL: [z.optional(z.url({ protocol: /^https?$/ })), 'must be an http(s) URL'],
+  JWT_JWKS_URL: [v.optional(v.pipe(v.string(), v.check(isHttpUrl))), 'must be an http(s) URL'],
   JWT_JWKS: [
-    z.optional(z.pipe(z.string(), z.pipe(z.transform(parseJson), jwks))),
+    v.optional(v.pipe(v.string(), v.transform(parseJson), jwks)),
     'must be a JSON Web Key Set ({"keys":[…]}) or an array of JWKs',
   ],
-  JWT_VIDEOS_CLAIM: [
-    z._default(z.string().check(z.minLength(1)), 'videos'),
-    'must be a claim name',
-  ],
-  JWT_ISSUER: [z.optional(z.string().check(z.minLength(1))), 'must be non-empty'],
-  JWT_AUDIENCE: [z.optional(z.string().check(z.minLength(1))), 'must be non-empty'],
+  JWT_VIDEOS_CLAIM: [v.optional(nonEmpty, 'videos'), 'must be a claim name'],
+  JWT_ISSUER: [v.optional(nonEmpty), 'must be non-empty'],
+  JWT_AUDIENCE: [v.optional(nonEmpty), 'must be non-empty'],
   JWT_REQUIRE_EXP: [
-    z._default(z.enum(['true', 'false']), 'true'),
+    v.optional(v.picklist(['true', 'false']), 'true'),
     'must be "true" (default: viewer JWTs need exp) or "false"',
   ],
   RATE_LIMIT_REQUESTS: [
-    z.optional(z.pipe(z.string().check(z.regex(/^[1-9]\d{0,8}$/)), z.transform(Number))),
+    v.optional(v.pipe(v.string(), v.regex(/^[1-9]\d{0,8}$/), v.transform(Number))),
     'must be a whole number of requests per viewer and period, 1 or more',
   ],
   RATE_LIMIT_PERIOD: [
-    // a default would skip the transform: unset is handled where it is read
-    z.optional(
-      z.pipe(
-        z.enum(['10', '60']),
-        z.transform((text) => (text === '10' ? 10 : 60) as 10 | 60),
+    // unset is handled where it is read
+    v.optional(
+      v.pipe(
+        v.picklist(['10', '60']),
+        v.transform((text) => (text === '10' ? 10 : 60) as 10 | 60),
       ),
     ),
     'must be 10 or 60 (seconds, the periods of the Workers Rate Limiting binding)',
   ],
-} satisfies Record<WorkerVariable, [z.ZodMiniType, string]>
+} satisfies Record<WorkerVariable, [v.GenericSchema, string]>
 
-type Parsed = { [K in WorkerVariable]: z.output<(typeof rules)[K][0]> }
+type Parsed = { [K in WorkerVariable]: v.InferOutput<(typeof rules)[K][0]> }
 
 const read = <K extends WorkerVariable>(env: TokenWorkerEnv, variable: K): Parsed[K] => {
   const [schema, expected] = rules[variable]
   // An empty string is "not set": wrangler and shells both produce it for unset values.
   const raw = env[variable] === '' ? undefined : env[variable]
-  const result = schema.safeParse(raw)
+  const result = v.safeParse(schema, raw)
   if (!result.success)
     throw new ConfigError(variable, raw === undefined ? `is required: it ${expected}` : expected)
-  return result.data as Parsed[K]
+  return result.output as Parsed[K]
 }
 
 const readAuth = (env: TokenWorkerEnv): AuthConfig => {

@@ -2,6 +2,8 @@ import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ConfigError } from './config.ts'
+import { answerHeaders } from './response-headers.ts'
+import type { TokenAppEnv } from './types.ts'
 
 /** Every error the worker sends has this one shape. */
 export interface ErrorBody {
@@ -20,10 +22,8 @@ export const fail = (status: ContentfulStatusCode, message: string): never => {
   throw new HTTPException(status, { message })
 }
 
-const render = (c: Context, status: ContentfulStatusCode, error: string) => {
-  c.header('Cache-Control', 'no-store')
-  return c.json<ErrorBody, ContentfulStatusCode>({ error }, status)
-}
+const render = (c: Context<TokenAppEnv>, status: ContentfulStatusCode, error: string) =>
+  c.json<ErrorBody, ContentfulStatusCode>({ error }, status, answerHeaders(c))
 
 /**
  * The app's single `onError`: HTTP errors keep their status and message (and a JWT challenge
@@ -35,7 +35,7 @@ const render = (c: Context, status: ContentfulStatusCode, error: string) => {
  * app.onError(handleError)
  * ```
  */
-export const handleError = (err: Error, c: Context): Response => {
+export const handleError = (err: Error, c: Context<TokenAppEnv>): Response => {
   if (err instanceof HTTPException) {
     for (const name of ['WWW-Authenticate', 'Retry-After']) {
       const value = err.res?.headers.get(name)
@@ -59,5 +59,5 @@ export const handleError = (err: Error, c: Context): Response => {
  * app.notFound(handleNotFound)
  * ```
  */
-export const handleNotFound = (c: Context): Response =>
+export const handleNotFound = (c: Context<TokenAppEnv>): Response =>
   render(c, 404, `no route for ${c.req.method} ${c.req.path}`)

@@ -1,4 +1,5 @@
 export { createTokenApp, type TokenApp, type TokenAppOptions } from './app.ts'
+export { type AuditSink, batchedLines, type IssuedToken, issuedToken } from './audit-log.ts'
 export {
   type AuthDecision,
   type Authorizer,

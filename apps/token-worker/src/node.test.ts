@@ -63,6 +63,13 @@ describe('src/node.ts', () => {
       `https://cdn.node.test/videos/777_demo/${body.token}/${body.expires}/master.m3u8`,
     )
     expect((await fetch(`http://127.0.0.1:${PORT}/token`)).status).toBe(400)
+    // the audit line reaches stdout (batched per event-loop turn), without the tokens
+    await expect.poll(output).toContain(`"expires":${body.expires}`)
+    const line = output()
+      .split('\n')
+      .find((text) => text.includes('token_issued'))
+    expect(JSON.parse(line ?? '{}')).toMatchObject({ video: 'demo', client_ip: '192.0.2.44' })
+    expect(output()).not.toContain(body.token)
   })
 
   it('with JWT_JWKS_URL: one key fetch for 50 requests; a down key server is a 503, not a 401', async () => {

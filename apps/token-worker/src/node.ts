@@ -1,5 +1,7 @@
 import { serve } from '@hono/node-server'
+import { nodeMd5Digest } from '@proj/signing/node'
 import { createTokenApp } from './app.ts'
+import { batchedLines } from './audit-log.ts'
 import { loadConfig, type TokenWorkerEnv } from './config.ts'
 
 // Self-hosting on Node: the same app, configuration from environment variables.
@@ -9,7 +11,16 @@ const env = process.env as TokenWorkerEnv
 loadConfig(env)
 const port = Number(process.env.PORT ?? 8787)
 const hostname = process.env.HOST ?? '127.0.0.1'
-const app = createTokenApp()
+// Audit lines leave in one write per event-loop turn; nothing buffered is lost on the way out.
+const audit = batchedLines(process.stdout)
+process.on('exit', audit.flush)
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    audit.flush()
+    process.kill(process.pid, signal)
+  })
+// Node's own MD5 signs faster than the portable spark-md5 (same tokens)
+const app = createTokenApp({ digest: nodeMd5Digest, audit })
 
 serve({ fetch: (request) => app.fetch(request, env), port, hostname }, (info) => {
   console.log(

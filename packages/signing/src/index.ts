@@ -8,6 +8,7 @@ export {
   normalizeIp,
   viewerNetwork,
 } from './client-ip.ts'
+export { hexToBase64Url, sparkMd5Digest, type TokenDigest } from './digest.ts'
 export {
   ABSOLUTE_EXPIRY_THRESHOLD,
   DEFAULT_LIFETIME_SECONDS,
@@ -26,6 +27,7 @@ export {
 export {
   createTokenRecord,
   InvalidVideoError,
+  type RecordOptions,
   type SigningConfig,
   type TokenParams,
   type TokenRecord,

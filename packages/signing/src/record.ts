@@ -1,4 +1,5 @@
 import { InvalidClientIpError, normalizeIp } from './client-ip.ts'
+import type { TokenDigest } from './digest.ts'
 import { resolveExpiry } from './expiry.ts'
 import { buildPlaybackUrl, isVideoSlug } from './playback-url.ts'
 import { signToken } from './token.ts'
@@ -47,6 +48,14 @@ export interface TokenRecord {
   url_ip: string
 }
 
+/** When a record is signed, and with which MD5. */
+export interface RecordOptions {
+  /** The signing clock, in Unix seconds. */
+  nowSeconds: number
+  /** The MD5 to sign with (default spark-md5; `nodeMd5Digest` on Node gives the same tokens). */
+  digest?: TokenDigest | undefined
+}
+
 /** Thrown when `video` is not a safe path segment. */
 export class InvalidVideoError extends TypeError {
   override readonly name = 'InvalidVideoError'
@@ -70,7 +79,7 @@ export class InvalidVideoError extends TypeError {
 export const createTokenRecord = (
   config: SigningConfig,
   params: TokenParams,
-  { nowSeconds }: { nowSeconds: number },
+  { nowSeconds, digest }: RecordOptions,
 ): TokenRecord => {
   const { clientId, secretKey: secret, scheme } = config
   const { video, type } = params
@@ -84,8 +93,8 @@ export const createTokenRecord = (
     nowSeconds,
     maxLifetimeSeconds: config.maxLifetimeSeconds,
   })
-  const token = signToken({ clientId, video, secret, expires })
-  const tokenIp = signToken({ clientId, video, secret, expires, ip })
+  const token = signToken({ clientId, video, secret, expires }, digest)
+  const tokenIp = signToken({ clientId, video, secret, expires, ip }, digest)
   const url = (domain: string, signed: string) =>
     buildPlaybackUrl({ domain, clientId, video, token: signed, expires, type, scheme })
   return {

@@ -1,4 +1,4 @@
-import SparkMD5 from 'spark-md5'
+import { sparkMd5Digest, type TokenDigest } from './digest.ts'
 
 /** The inputs that a token signs, in the order they appear in the signed text. */
 export interface TokenInput {
@@ -43,7 +43,8 @@ export const toBase64Url = (binary: string): string =>
 
 /**
  * Signs one token: base64url of the MD5 digest of the UTF-8 text
- * `{client_id}_{video}_{secret}_{expires}_{ip}`.
+ * `{client_id}_{video}_{secret}_{expires}_{ip}`. `digest` is spark-md5 (runs everywhere) unless a
+ * native one is given (`nodeMd5Digest` from `@proj/signing/node`); both give the same token.
  *
  * @example
  * ```ts
@@ -51,6 +52,5 @@ export const toBase64Url = (binary: string): string =>
  * const tokenIp = signToken({ clientId: '12345', video: 'demo', secret: 'k', expires: 1767225600, ip: '203.0.113.7' })
  * ```
  */
-export const signToken = (input: TokenInput): string =>
-  // spark-md5 encodes non-ASCII text as UTF-8 before hashing; `true` returns the raw 16 bytes.
-  toBase64Url(SparkMD5.hash(signedText(input), true))
+export const signToken = (input: TokenInput, digest: TokenDigest = sparkMd5Digest): string =>
+  digest(signedText(input))

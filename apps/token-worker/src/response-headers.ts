@@ -1,0 +1,36 @@
+import type { Context } from 'hono'
+import type { TokenAppEnv } from './types.ts'
+
+const REQUEST_ID = /^[\w\-=]{1,255}$/
+
+/**
+ * The request's ID: the caller's `X-Request-Id` when it is a safe token (a proxy's ID joins its
+ * logs with ours), otherwise a random UUID. For `hono/request-id`'s `generator`.
+ *
+ * @example
+ * ```ts
+ * app.use(requestId({ headerName: '', generator: requestIdOf }))
+ * ```
+ */
+export const requestIdOf = (c: Context): string => {
+  const given = c.req.header('x-request-id')
+  return given !== undefined && REQUEST_ID.test(given) ? given : crypto.randomUUID()
+}
+
+/**
+ * The headers every answer carries, as a plain object: `new Response(body, { headers })` with
+ * a plain object is what a server adapter writes without building a `Headers` first, which
+ * `c.header()` would (a third of the endpoint's cost on Node, BENCHMARKS.md).
+ *
+ * @example
+ * ```ts
+ * return new Response(JSON.stringify(record), { headers: answerHeaders(c) })
+ * ```
+ */
+export const answerHeaders = (c: Context<TokenAppEnv>): Record<string, string> => ({
+  'content-type': 'application/json',
+  // tokens and errors alike are per request: never cached by a browser or a proxy
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-request-id': c.get('requestId'),
+})
