@@ -44,9 +44,12 @@ export default defineConfig({
   },
   // Swap gaps are timing measurements: they run last, by themselves (both swap tests side by
   // side), so the other browser's work does not land in the figures.
+  // The "bench" project is the playback benchmark (e2e/bench/, `pnpm bench playback`), not a
+  // test: the e2e script runs the other two.
   projects: [
     { name: 'scenarios', testIgnore: /native-swap\.spec\.ts/ },
     { name: 'timing', testMatch: /native-swap\.spec\.ts/, dependencies: ['scenarios'] },
+    { name: 'bench', testDir: 'bench', testMatch: /\.spec\.ts$/ },
   ],
   webServer: webServers(),
 })

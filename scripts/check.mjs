@@ -25,14 +25,18 @@ const steps = [
   // Real browsers against real nginx, alone on the machine: timing-sensitive, so not in parallel
   // with the unit tests.
   ['e2e', ['run', 'e2e']],
+  // Every benchmark once in quick mode (a few samples each, written to .tmp/bench/): proves the
+  // harness runs; `pnpm bench` takes the figures. After e2e: it reads the e2e run's playbacks.
+  ['bench (quick)', ['run', 'bench'], { BENCH_QUICK: '1' }],
 ]
 
 resetReports()
-for (const [name, args] of steps) {
+for (const [name, args, env] of steps) {
   console.log(`\n[check] ${name}: pnpm ${args.join(' ')}`)
   if (name === 'e2e' && !ensureSystemDeps()) process.exit(1)
   // plain pnpm: under `npm test` the bootstrap (run.mjs) has put its retrying shim first on PATH
-  const status = spawnSync('pnpm', args, { stdio: 'inherit' }).status ?? 1
+  const status =
+    spawnSync('pnpm', args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1
   if (status !== 0) {
     console.error(`[check] ${name} failed`)
     process.exit(status)

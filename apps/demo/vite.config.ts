@@ -42,7 +42,16 @@ export default defineConfig({
   plugins: [tokenRefreshWorker()],
   server: { host: '127.0.0.1', port: Number(process.env.DEMO_PORT ?? 5173), strictPort: true },
   // video.js and hls.js are most of the page; splitting them buys a demo nothing.
-  build: { chunkSizeWarningLimit: 2048 },
+  // bench.html: the playback benchmark's one-player page (e2e/bench/playback.spec.ts)
+  build: {
+    chunkSizeWarningLimit: 2048,
+    rolldownOptions: {
+      input: {
+        main: fileURLToPath(new URL('index.html', import.meta.url)),
+        bench: fileURLToPath(new URL('bench.html', import.meta.url)),
+      },
+    },
+  },
   preview: { host: '127.0.0.1', port: Number(process.env.DEMO_PORT ?? 5173), strictPort: true },
   test: { include: ['src/**/*.test.ts'], environment: 'happy-dom' },
 })

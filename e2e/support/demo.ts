@@ -1,3 +1,5 @@
+import { appendFileSync, mkdirSync } from 'node:fs'
+import { basename, join } from 'node:path'
 import { test as base, expect, type Page } from '@playwright/test'
 import { type Cdn, PORTS, tokenUrl } from './stack.ts'
 
@@ -207,31 +209,85 @@ export interface PlaybackRun {
   longestStallMs: number
 }
 
-/** Samples currentTime every 200 ms for `ms` of wall-clock time. */
+/**
+ * Samples currentTime every 200 ms for `ms` of wall-clock time. Each watch is also recorded for
+ * the refresh-efficiency benchmark (`e2e/bench/refresh-efficiency.ts`): token fetches during
+ * it, and its stalls with whether a token was refused (403/410) around them.
+ */
 export const watchPlayback = async (
   page: Page,
   player: PlayerName,
   ms: number,
 ): Promise<PlaybackRun> => {
-  let last = (await probe(page, player)).time
-  let lastSample = Date.now()
+  const refused: number[] = []
+  const onResponse = (response: { status(): number; url(): string }) => {
+    const port = Number(new URL(response.url()).port)
+    if (CDN_PORTS.includes(port) && (response.status() === 403 || response.status() === 410))
+      refused.push(Date.now())
+  }
+  page.on('response', onResponse)
+  const first = await probe(page, player)
+  let last = first.time
+  const started = Date.now()
+  let lastSample = started
   let lastMove = lastSample
   let longestStallMs = 0
   let advanced = 0
+  const stalls: { from: number; to: number }[] = []
   const end = Date.now() + ms
   while (Date.now() < end) {
     await page.waitForTimeout(200)
-    const { time } = await probe(page, player)
+    const { time, paused } = await probe(page, player)
     const now = Date.now()
     if (time !== last) {
       advanced += Math.min(Math.max(0, time - last), (2 * (now - lastSample)) / 1000)
+      // a stall: over a second without moving while meant to play
+      if (now - lastMove > 1200 && !paused) stalls.push({ from: lastMove, to: now })
       last = time
       lastMove = now
     }
     lastSample = now
     longestStallMs = Math.max(longestStallMs, now - lastMove)
   }
+  if (lastSample - lastMove > 1200) stalls.push({ from: lastMove, to: lastSample })
+  page.off('response', onResponse)
+  const after = await probe(page, player)
+  recordWatch({
+    page: page.url(),
+    player,
+    mode: after.mode,
+    wallMs: lastSample - started,
+    advanced,
+    fetches: after.refreshCount - first.refreshCount,
+    stalls: stalls.map(({ from, to }) => ({
+      ms: to - from,
+      // refused while stalled, or up to 2 s before: the token's doing
+      token: refused.some((at) => at >= from - 2000 && at <= to),
+    })),
+  })
   return { advanced, longestStallMs }
+}
+
+/** One watched playback, as the refresh-efficiency benchmark reads it. */
+export interface WatchRecord {
+  page: string
+  player: PlayerName
+  mode: string | undefined
+  wallMs: number
+  advanced: number
+  fetches: number
+  stalls: { ms: number; token: boolean }[]
+}
+
+/** Appends a watch to `.tmp/bench/e2e-watches/` (one JSON line per watch, one file per worker). */
+const recordWatch = (record: WatchRecord) => {
+  const info = test.info()
+  const dir = join(import.meta.dirname, '..', '..', '.tmp', 'bench', 'e2e-watches')
+  mkdirSync(dir, { recursive: true })
+  appendFileSync(
+    join(dir, `worker-${info.parallelIndex}.jsonl`),
+    `${JSON.stringify({ file: basename(info.file), title: info.title, ...record })}\n`,
+  )
 }
 
 /** The demo page fixture: a traffic log, attached to the report with the player state on failure. */

@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
+import { quick, report, stamp, table } from '../../../scripts/bench/report.mjs'
 
 // GET /token on Node (@hono/node-server) against a hello-world Hono app on the same adapter, each
 // in its own process, measured one after the other in the same run: loopback only, bounded time.
-const DURATION = Number(process.env.BENCH_SECONDS ?? 5)
+const DURATION = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5))
 const here = import.meta.dirname
 const env = {
   PATH: process.env.PATH ?? '',
@@ -68,10 +69,21 @@ const rows = [
   ),
 ]
 const base = rows[0]?.rps ?? 1
-console.log(`\nNode ${process.version}, ${DURATION} s per target, 10 connections, loopback\n`)
-console.log('| target | req/s | vs baseline | p50 ms | p99 ms |\n|---|---:|---:|---:|---:|')
-for (const row of rows) {
-  console.log(
-    `| ${row.name} | ${Math.round(row.rps)} | ${((row.rps / base) * 100).toFixed(0)} % | ${row.p50} | ${row.p99} |`,
-  )
-}
+const share = (rows[1]?.rps ?? 0) / base
+report(
+  'http-node',
+  `${stamp(`autocannon, 10 connections, ${DURATION} s per target after 1 s of warm-up, loopback`)}
+
+${table(
+  ['target', 'req/s', 'vs baseline', 'p50 ms', 'p99 ms'],
+  rows.map((row) => [
+    row.name,
+    Math.round(row.rps).toLocaleString('en'),
+    `${((row.rps / base) * 100).toFixed(0)} %`,
+    String(row.p50),
+    String(row.p99),
+  ]),
+)}
+
+Goal (issue 12): ≥ 50 % of the baseline's throughput: **${(share * 100).toFixed(0)} %**, ${share >= 0.5 ? 'met' : 'not met (what bounds it: below)'}.`,
+)

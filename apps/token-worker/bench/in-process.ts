@@ -1,12 +1,13 @@
 import { nodeMd5Digest } from '@proj/signing/node'
 import { Hono } from 'hono'
+import { median, quick, report, stamp, table } from '../../../scripts/bench/report.mjs'
 import { createTokenApp } from '../src/app.ts'
 
 // GET /token against a hello-world Hono app in the same Node process, no network: what the
 // framework costs per request versus what this app adds. Interleaved rounds, medians reported.
 // The audit line goes to a no-op console.log here (the sink is the runtime's, not the app's).
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 5))
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (quick ? 2000 : 20_000))
 const env = {
   CLIENT_ID: '12345',
   SECRET_KEY: 'bench-secret',
@@ -26,7 +27,7 @@ const targets = [
   },
 ]
 
-const print = console.log
+const log = console.log
 console.log = () => undefined
 console.warn = () => undefined
 const perRequestUs = async (call: () => Response | Promise<Response>) => {
@@ -41,17 +42,20 @@ const samples = targets.map(() => [] as number[])
 for (const target of targets) await perRequestUs(target.call) // warm-up
 for (let round = 0; round < ROUNDS; round++)
   for (const [i, target] of targets.entries()) samples[i]?.push(await perRequestUs(target.call))
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
-}
+console.log = log
 const base = median(samples[0] ?? [])
-print(
-  `\nNode ${process.version}, in-process app.request(), ${ROUNDS} rounds × ${REQUESTS} requests, medians\n`,
+const token = median(samples[1] ?? [])
+report(
+  'in-process',
+  `${stamp(`${ROUNDS} interleaved rounds × ${REQUESTS} requests, medians`)}
+
+${table(
+  ['target', 'µs per request', 'vs baseline'],
+  targets.map((target, i) => {
+    const us = median(samples[i] ?? [])
+    return [target.name, us.toFixed(1), `${(us / base).toFixed(1)}×`]
+  }),
+)}
+
+Goal (issue 12): ≤ 2× the baseline: **${(token / base).toFixed(1)}×**, ${token / base <= 2 ? 'met' : 'not met (what bounds it: below)'}.`,
 )
-print('| target | µs per request | vs baseline |\n|---|---:|---:|')
-for (const [i, target] of targets.entries()) {
-  const us = median(samples[i] ?? [])
-  print(`| ${target.name} | ${us.toFixed(1)} | ${(us / base).toFixed(1)}× |`)
-}
-print('\nGoal (issue 12): ≤ 2× the baseline.')

@@ -6,11 +6,12 @@
  *
  * `VIEWERS`, `HOURS` and `QUICK=1` (1,000 viewers, 10 minutes: what `npm test` runs) change it.
  */
+import { quick as quickMode, report, stamp, table } from '../../../scripts/bench/report.mjs'
 import { withServerDate } from '../src/fetch-token.ts'
 import { TokenRefresher } from '../src/token-refresher.ts'
 import type { TimerHandle, Timers, TokenRecord } from '../src/types.ts'
 
-const quick = process.env.QUICK === '1'
+const quick = quickMode || process.env.QUICK === '1'
 const viewers = Number(process.env.VIEWERS ?? (quick ? 1000 : 10_000))
 const seconds = Math.round(Number(process.env.HOURS ?? (quick ? 1 / 6 : 1)) * 3600)
 const lifetime = 60
@@ -169,27 +170,39 @@ const histogram = (steady: number[]) => {
 }
 
 const started = performance.now()
-console.log(
-  `\nHerd: ${viewers.toLocaleString('en')} viewers joining within ${joinWindow} s, ${lifetime}-s tokens, ${lead}-s lead, ${seconds} simulated seconds (Node ${process.version})\n`,
-)
-console.log(
-  '| refresh timing | peak req/s | mean req/s | peak/mean | fetches per viewer-hour | ideal 3600/(lifetime − lead) |',
-)
-console.log('|---|---:|---:|---:|---:|---:|')
 const runs = [
   ['default spread (lead/4, first cycle wide)', undefined],
   ['no spread (refreshSpreadSeconds: 0)', 0],
 ] as const
 const results = []
-for (const [name, spread] of runs) {
-  const result = await simulate(spread)
-  results.push([name, result] as const)
-  console.log(
-    `| ${name} | ${result.peak} | ${result.mean.toFixed(1)} | ${(result.peak / result.mean).toFixed(2)} | ${result.perViewerHour.toFixed(1)} | ${(3600 / (lifetime - lead)).toFixed(1)} |`,
-  )
-}
-console.log('\nRequests-per-second histogram (how many seconds saw that many refreshes):')
-for (const [name, result] of results) console.log(`- ${name}: ${histogram(result.steady)}`)
-console.log(
-  `\nGoal: peak/mean ≤ 1.5 with the spread. Simulated in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
+for (const [name, spread] of runs) results.push([name, await simulate(spread)] as const)
+const spreadRatio = (results[0]?.[1].peak ?? 0) / (results[0]?.[1].mean ?? 1)
+report(
+  'herd',
+  `${stamp(`${viewers.toLocaleString('en')} viewers joining within ${joinWindow} s, ${lifetime}-s tokens, ${lead}-s lead, ${seconds} simulated seconds, ${((performance.now() - started) / 1000).toFixed(0)} s of wall time`)}
+
+${table(
+  [
+    'refresh timing',
+    'peak req/s',
+    'mean req/s',
+    'peak/mean',
+    'fetches per viewer-hour',
+    'ideal 3600/(lifetime − lead)',
+  ],
+  results.map(([name, result]) => [
+    name,
+    result.peak.toLocaleString('en'),
+    result.mean.toFixed(1),
+    (result.peak / result.mean).toFixed(2),
+    result.perViewerHour.toFixed(1),
+    (3600 / (lifetime - lead)).toFixed(1),
+  ]),
+)}
+
+Histogram (seconds that saw that many refreshes):
+
+${results.map(([name, result]) => `- ${name}: ${histogram(result.steady)}`).join('\n')}
+
+Goal (issue 13): peak/mean ≤ 1.5 with the spread: **${spreadRatio.toFixed(2)}**, ${spreadRatio <= 1.5 ? 'met' : 'not met'}.`,
 )

@@ -1,0 +1,6 @@
+import { Hono } from 'hono'
+import { loopRoute } from './workerd-loop.ts'
+
+// The baseline on workerd: the smallest Hono app answering a small JSON body.
+const app = new Hono().get('/token', (c) => c.json({ hello: 'world' }))
+export default loopRoute(app)
