@@ -88,7 +88,10 @@ test('playback: time to first frame and per-request overhead', async ({ browser 
     return { player, openMs, tokenMs, prefetchMs }
   })
   const hop = (player: string, kind: Kind, p: number) =>
-    percentile(of(player, kind).flatMap((load) => load.hops), p)
+    percentile(
+      of(player, kind).flatMap((load) => load.hops),
+      p,
+    )
   const hopRow = (name: string, player: string) => {
     const added = hop(player, 'token', 50) - hop(player, 'open', 50)
     return {
@@ -107,8 +110,7 @@ test('playback: time to first frame and per-request overhead', async ({ browser 
     hopRow('video.js (VHS): vhs.xhr called → XHR sent', 'videojs'),
     hopRow('Shaka: request filters start → fetch', 'shaka'),
   ]
-  const mediaWait = (kind: Kind) =>
-    median(of('native', kind).flatMap((load) => load.mediaMs))
+  const mediaWait = (kind: Kind) => median(of('native', kind).flatMap((load) => load.mediaMs))
   const worstPrefetch = Math.max(...ttff.map((row) => row.prefetchMs - row.openMs))
   const worstHop = Math.max(...hops.map((row) => row.added))
 
@@ -119,7 +121,14 @@ test('playback: time to first frame and per-request overhead', async ({ browser 
 Time to first frame (ms from navigation to the first frame painted):
 
 ${table(
-  ['player', 'unprotected', 'protected: code, then token', 'extra', 'protected: token prefetched', 'extra'],
+  [
+    'player',
+    'unprotected',
+    'protected: code, then token',
+    'extra',
+    'protected: token prefetched',
+    'extra',
+  ],
   ttff.map((row) => [
     row.player,
     ms(row.openMs),
@@ -137,7 +146,13 @@ Goal (issue 12): extra ≤ one token round trip. With the README's prefetch patt
 Per-request overhead (player asks → request leaves), over the whole playback:
 
 ${table(
-  ['path', 'without the package: median / p99 ms', 'with it: median / p99 ms', 'added median ms', 'requests'],
+  [
+    'path',
+    'without the package: median / p99 ms',
+    'with it: median / p99 ms',
+    'added median ms',
+    'requests',
+  ],
   hops.map((row) => row.row),
 )}
 
