@@ -107,6 +107,17 @@ describe('the loader', () => {
     expect(tokens()).toEqual(['tok0001plain 503', 'tok0002plain 200'])
   })
 
+  it('with a fresh token the request leaves inside load(), without waiting for a promise', () => {
+    const send = vi.spyOn(XMLHttpRequest.prototype, 'send')
+    try {
+      void load(refresh.url)
+      // synchronously: no microtask has run yet
+      expect(send).toHaveBeenCalledTimes(1)
+    } finally {
+      send.mockRestore()
+    }
+  })
+
   it('waits for the refresh when a request would leave inside the lead window (tab woke up)', async () => {
     time.jump(60_000) // asleep: no timer ran, token 1 expired 40 s ago
     expect((await load(refresh.url)).code).toBe(200)

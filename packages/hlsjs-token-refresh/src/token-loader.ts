@@ -37,7 +37,20 @@ export const tokenLoader = (
     override loadInternal(): void {
       const context = this.context
       if (!context) return
+      // a rewrite still waiting from an earlier attempt is obsolete from here on
       const attempt = ++this.#attempt
+      // The common case, a token outside its lead window: rewrite and send in this same task.
+      // A promise hop would hold every request until the task that asked for it ends (up to
+      // milliseconds while hls.js parses; BENCHMARKS.md, per-request overhead).
+      if (!refresher.stale) {
+        context.url = refresher.rewrite(context.url)
+        try {
+          super.loadInternal()
+        } catch (error) {
+          this.callbacks?.onError({ code: 0, text: String(error) }, context, null, this.stats)
+        }
+        return
+      }
       const current = () => attempt === this.#attempt && this.context === context
       refresher
         .prepare(context.url)
