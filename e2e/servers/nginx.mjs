@@ -20,8 +20,10 @@ const values = {
   SECRET: env.SECRET_KEY ?? '',
   PREVIOUS_SECRET: env.PREVIOUS_SECRET_KEY ?? '',
 }
-const SECRET_TEXT = /^[A-Za-z0-9._~+-]+$/
-if (!SECRET_TEXT.test(values.SECRET) || !/^[A-Za-z0-9._~+-]*$/.test(values.PREVIOUS_SECRET)) {
+// the secret is set, and both are text nginx takes inside double quotes as is
+const validSecrets = (secret, previous) =>
+  /^[A-Za-z0-9._~+-]+$/.test(secret) && /^[A-Za-z0-9._~+-]*$/.test(previous)
+if (!validSecrets(values.SECRET, values.PREVIOUS_SECRET)) {
   console.error(
     'nginx.mjs: SECRET_KEY must be set, and it and PREVIOUS_SECRET_KEY use letters, digits and ._~+- only',
   )
@@ -67,8 +69,7 @@ process.on('SIGHUP', () => {
   const rotation = join(prefix, 'rotation.json')
   try {
     const { secret, previous = '' } = JSON.parse(readFileSync(rotation, 'utf8'))
-    if (!SECRET_TEXT.test(secret) || !/^[A-Za-z0-9._~+-]*$/.test(previous))
-      throw new Error('bad secret text')
+    if (!validSecrets(secret, previous)) throw new Error('bad secret text')
     values.SECRET = secret
     values.PREVIOUS_SECRET = previous
     writeConfig()

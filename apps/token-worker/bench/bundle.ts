@@ -1,54 +1,14 @@
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { median, quick, report, stamp, table } from '../../../scripts/bench/report.mjs'
+import { runWrangler, wranglerBuild } from './wrangler-build.ts'
 
 // The deployable bundle as `wrangler deploy` builds it (minified, wrangler.jsonc), its largest
 // inputs from esbuild's metafile, and startup time as `wrangler check startup` profiles it on
 // this machine; the hello-world Hono worker alongside as the baseline.
 const RUNS = Number(process.env.BENCH_RUNS ?? (quick ? 1 : 5))
-const here = import.meta.dirname
-const cwd = join(here, '..')
-const wrangler = join(cwd, 'node_modules', '.bin', 'wrangler')
 const out = mkdtempSync(join(tmpdir(), 'bundle-bench-'))
-
-const run = (args: string[]) => {
-  const done = spawnSync(wrangler, args, { cwd, encoding: 'utf8' })
-  if (done.status !== 0) throw new Error(`wrangler ${args.join(' ')}: ${done.stderr}`)
-  return done.stdout
-}
-
-interface Metafile {
-  outputs: Record<string, { inputs?: Record<string, { bytesInOutput: number }> }>
-}
-const build = (name: string, entry?: string) => {
-  const dir = join(out, name)
-  run([
-    'deploy',
-    '--dry-run',
-    '--minify',
-    '--outdir',
-    dir,
-    '--metafile',
-    join(dir, 'meta.json'),
-    ...(entry ? [entry] : []),
-  ])
-  const file = entry ? `${entry.split('/').at(-1)?.replace(/\.ts$/, '')}.js` : 'worker.js'
-  const meta = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as Metafile
-  const inputs = Object.values(meta.outputs).find((o) => o.inputs && Object.keys(o.inputs).length)
-  const byPackage = new Map<string, number>()
-  for (const [path, { bytesInOutput }] of Object.entries(inputs?.inputs ?? {})) {
-    const pkg = path.includes('node_modules/')
-      ? (path
-          .split('node_modules/')
-          .at(-1)
-          ?.match(/^(@[^/]+\/[^/]+|[^/]+)/)?.[1] ?? path)
-      : (path.match(/(apps|packages)\/[^/]+/)?.[0] ?? path)
-    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + bytesInOutput)
-  }
-  return { bytes: statSync(join(dir, file)).size, byPackage }
-}
 
 interface Profile {
   nodes: { id: number; callFrame: { functionName: string } }[]
@@ -64,7 +24,7 @@ const startupMs = (entry: string | undefined) => {
   const times: number[] = []
   for (let i = 0; i < RUNS; i++) {
     // wrangler builds the worker as `wrangler deploy` would, then profiles its startup
-    run(['check', 'startup', '--outfile', profile, ...(entry ? ['--args', entry] : [])])
+    runWrangler(['check', 'startup', '--outfile', profile, ...(entry ? ['--args', entry] : [])])
     const { nodes, samples, timeDeltas } = JSON.parse(readFileSync(profile, 'utf8')) as Profile
     const skipped = new Set(
       nodes
@@ -78,8 +38,8 @@ const startupMs = (entry: string | undefined) => {
 }
 
 try {
-  const token = build('token')
-  const hello = build('hello', 'bench/workerd-hello.ts')
+  const token = wranglerBuild(join(out, 'token'))
+  const hello = wranglerBuild(join(out, 'hello'), 'bench/workerd-hello.ts')
   const rows = [
     ['baseline: hello-world Hono worker', hello, 'bench/workerd-hello.ts'],
     ['token worker (`wrangler deploy` bundle)', token, undefined],
@@ -93,7 +53,7 @@ try {
     .join(', ')
   report(
     'bundle',
-    `${stamp(`wrangler deploy --dry-run --minify; startup: wrangler check startup, JavaScript and GC samples × the ~1 ms sampling interval, median of ${RUNS}`)}
+    `${stamp(`wrangler deploy --dry-run (minified, as wrangler.jsonc says); startup: wrangler check startup, JavaScript and GC samples × the ~1 ms sampling interval, median of ${RUNS}`)}
 
 ${table(
   ['worker', 'minified KiB', 'startup CPU ms'],

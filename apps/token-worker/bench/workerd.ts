@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare'
 import { median, quick, report, stamp, table } from '../../../scripts/bench/report.mjs'
+import { wranglerBuild } from './wrangler-build.ts'
 
 // The same pairing as on Node, on workerd itself: a hello-world Hono worker and the deployable
 // token worker, each bundled by wrangler as `wrangler deploy` would, run by Miniflare's workerd
@@ -16,25 +16,14 @@ const LOOP = Number(process.env.BENCH_REQUESTS ?? (quick ? 2000 : 20_000))
 const DURATION = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5))
 const here = import.meta.dirname
 const out = mkdtempSync(join(tmpdir(), 'workerd-bench-'))
-const wrangler = join(here, '..', 'node_modules', '.bin', 'wrangler')
 const { compatibility_date: compatibilityDate } = JSON.parse(
   readFileSync(join(here, '..', 'wrangler.jsonc'), 'utf8').replace(/^\s*\/\/.*$/gm, ''),
 ) as { compatibility_date: string }
 
-const bundle = (name: string) => {
-  const built = spawnSync(
-    wrangler,
-    ['deploy', '--dry-run', '--outdir', join(out, name), join(here, `workerd-${name}.ts`)],
-    { cwd: join(here, '..'), encoding: 'utf8' },
-  )
-  if (built.status !== 0) throw new Error(`wrangler could not bundle ${name}: ${built.stderr}`)
-  return readFileSync(join(out, name, `workerd-${name}.js`), 'utf8')
-}
-
 const worker = (name: string) => ({
   name,
   modules: true,
-  script: bundle(name),
+  script: wranglerBuild(join(out, name), `bench/workerd-${name}.ts`).script,
   compatibilityDate,
   // a socket of workerd's own for this worker, no router in front
   unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],

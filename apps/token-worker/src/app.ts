@@ -148,7 +148,10 @@ export const createTokenApp = ({
   })
   return app
     .get('/token', validateQuery, async (c) => {
-      const { signing, ipHeaders, auth } = c.get('config')
+      const config = c.get('config')
+      const { signing, ipHeaders, auth } = config
+      // one reading of the clock: the record, its audit line and the Date header agree
+      const nowMs = now()
       const query = c.req.valid('query')
       const decision = await (authorize ?? authorizerFor(auth))(c, query.video)
       if (!decision.allow) fail(decision.status, decision.reason)
@@ -156,7 +159,7 @@ export const createTokenApp = ({
         explicit: query.client_ip,
         headerNames: ipHeaders,
       })
-      const limit = limitFor(c.env?.TOKEN_RATE_LIMITER, c.get('config'))
+      const limit = limitFor(c.env?.TOKEN_RATE_LIMITER, config)
       if (limit) {
         // counted by who is asking (client_ip is chosen by the caller, so it never decides)
         const caller = query.client_ip
@@ -170,7 +173,7 @@ export const createTokenApp = ({
       const record = createTokenRecord(
         signing,
         { video: query.video, type: query.type, expire: query.expire, clientIp },
-        { nowSeconds: Math.floor(now() / 1000), digest },
+        { nowSeconds: Math.floor(nowMs / 1000), digest },
       )
       // one structured line per issued token (Workers: observability logs; Node: stdout)
       const payload = c.get('jwtPayload') as { sub?: unknown } | undefined
@@ -181,13 +184,13 @@ export const createTokenApp = ({
             type: streamType(query.type),
             sub: payload?.sub,
             requestId: c.get('requestId'),
-            nowMs: now(),
+            nowMs,
           }),
         ),
       )
       const headers = answerHeaders(c)
       // The clock the record was signed with, to the second (every runtime, not only the edge).
-      headers.date = new Date(now()).toUTCString()
+      headers.date = new Date(nowMs).toUTCString()
       // A plain Response (not c.json, which builds a Headers): typed for hc clients all the same.
       return new Response(JSON.stringify(record), { headers }) as unknown as TypedResponse<
         TokenRecord,

@@ -39,6 +39,10 @@ export const tokenLoader = (
       if (!context) return
       // a rewrite still waiting from an earlier attempt is obsolete from here on
       const attempt = ++this.#attempt
+      // As hls.js does for its own async hooks (xhrSetup): a failure fails the request, instead
+      // of leaving it neither loaded nor timed out.
+      const fail = (error: unknown) =>
+        this.callbacks?.onError({ code: 0, text: String(error) }, context, null, this.stats)
       // The common case, a token outside its lead window: rewrite and send in this same task.
       // A promise hop would hold every request until the task that asked for it ends (up to
       // milliseconds while hls.js parses; BENCHMARKS.md, per-request overhead).
@@ -47,7 +51,7 @@ export const tokenLoader = (
         try {
           super.loadInternal()
         } catch (error) {
-          this.callbacks?.onError({ code: 0, text: String(error) }, context, null, this.stats)
+          fail(error)
         }
         return
       }
@@ -59,11 +63,8 @@ export const tokenLoader = (
           context.url = url
           super.loadInternal()
         })
-        // As hls.js does for its own async hooks (xhrSetup): a failure fails the request,
-        // instead of leaving it neither loaded nor timed out.
         .catch((error: unknown) => {
-          if (current())
-            this.callbacks?.onError({ code: 0, text: String(error) }, context, null, this.stats)
+          if (current()) fail(error)
         })
     }
 

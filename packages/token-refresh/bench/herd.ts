@@ -4,14 +4,14 @@
  * token requests per second (refreshes; the joins themselves are reported apart), peak/mean,
  * with the default spread and without it (`refreshSpreadSeconds: 0`, the old lockstep).
  *
- * `VIEWERS`, `HOURS` and `QUICK=1` (1,000 viewers, 10 minutes: what `npm test` runs) change it.
+ * `VIEWERS` and `HOURS` change it; quick mode (`BENCH_QUICK=1`, what `npm test` runs): 1,000
+ * viewers, 10 minutes.
  */
-import { quick as quickMode, report, stamp, table } from '../../../scripts/bench/report.mjs'
+import { quick, report, stamp, table } from '../../../scripts/bench/report.mjs'
 import { withServerDate } from '../src/fetch-token.ts'
 import { TokenRefresher } from '../src/token-refresher.ts'
 import type { TimerHandle, Timers, TokenRecord } from '../src/types.ts'
 
-const quick = quickMode || process.env.QUICK === '1'
 const viewers = Number(process.env.VIEWERS ?? (quick ? 1000 : 10_000))
 const seconds = Math.round(Number(process.env.HOURS ?? (quick ? 1 / 6 : 1)) * 3600)
 const lifetime = 60

@@ -5,6 +5,17 @@ import { createTokenPeers } from './token-peers.ts'
 import { TokenRefresher } from './token-refresher.ts'
 import type { TokenRefreshOptions } from './types.ts'
 
+/** `promise`, plus whether it has settled yet. */
+const watched = <T>(promise: Promise<T>) => {
+  const tracked = Object.assign(
+    promise.finally(() => {
+      tracked.done = true
+    }),
+    { done: false },
+  )
+  return tracked
+}
+
 const setup = async (
   // undefined removes a default of this setup (e.g. the spread, to test the refresher's own)
   options: { [K in keyof TokenRefreshOptions]?: TokenRefreshOptions[K] | undefined } & {
@@ -318,13 +329,9 @@ describe('refresh', () => {
     })
     backend.fail(1000)
     await time.advance(25_000)
-    let done = false
-    const pending = refresher.prepare(refresher.url).then((url) => {
-      done = true
-      return url
-    })
+    const pending = watched(refresher.prepare(refresher.url))
     await time.advance(7_999)
-    expect(done).toBe(false)
+    expect(pending.done).toBe(false)
     await time.advance(1)
     expect(await pending).toBe(refresher.url) // the expired one: the player's error path decides
   })
@@ -421,13 +428,9 @@ describe('robust time', () => {
     await time.advance(2000)
     expect(await valid).toBe(refresher.url)
     time.jump(60_000) // expired
-    let done = false
-    const pending = refresher.prepare(refresher.url).then((url) => {
-      done = true
-      return url
-    })
+    const pending = watched(refresher.prepare(refresher.url))
     await time.advance(2999)
-    expect(done).toBe(false)
+    expect(pending.done).toBe(false)
     await time.advance(1)
     expect(await pending).toBe(refresher.url)
   })
