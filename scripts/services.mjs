@@ -65,6 +65,6 @@ export const services = [
     env: { DEMO_PORT: String(DEMO_PORT) },
     readyUrl: `http://127.0.0.1:${DEMO_PORT}/`,
     tryUrl: `http://127.0.0.1:${DEMO_PORT}/`,
-    example: `open http://127.0.0.1:${DEMO_PORT}/?expire=20&lead=6 (both players, token countdowns)`,
+    example: `open http://127.0.0.1:${DEMO_PORT}/?expire=20&lead=6 (all four players, token countdowns)`,
   },
 ]
