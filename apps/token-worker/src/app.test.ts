@@ -130,6 +130,25 @@ describe('GET /token', () => {
     expect(res.status).toBe(404)
     expect(await res.json()).toEqual({ error: 'no route for GET /tokens' })
   })
+
+  it('answers /token/ (one trailing slash) exactly like /token; /token// is another path', async () => {
+    const [plain, slash] = await Promise.all([
+      get('?video=demo'),
+      app.request('/token/?video=demo', {}, testEnv()),
+    ])
+    expect(slash.status).toBe(200)
+    expect(await slash.json()).toEqual(await plain.json())
+    expect((await app.request('/token/', { method: 'POST' }, testEnv())).status).toBe(405)
+    expect((await app.request('/token//?video=demo', {}, testEnv())).status).toBe(404)
+  })
+
+  it('answers OPTIONS without Origin with 204 and Allow, no CORS headers', async () => {
+    const res = await app.request('/token', { method: 'OPTIONS' }, testEnv())
+    expect(res.status).toBe(204)
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    expect([...res.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([])
+  })
 })
 
 describe('CORS', () => {
@@ -179,6 +198,27 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
       'authorization',
     )
+  })
+
+  it.each([
+    ['ALLOWED_ORIGINS unset', testEnv({ ALLOWED_ORIGINS: undefined }), origin],
+    ['an origin not allowed', testEnv(), 'https://evil.test'],
+  ])('a preflight with %s: 204 with Allow and no CORS header at all', async (_, env, from) => {
+    const res = await app.request(
+      '/token',
+      {
+        method: 'OPTIONS',
+        headers: {
+          origin: from,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+      },
+      env,
+    )
+    expect(res.status).toBe(204)
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
+    expect([...res.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([])
   })
 
   it('allows any origin with "*" (the local default)', async () => {

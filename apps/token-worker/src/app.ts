@@ -78,14 +78,19 @@ const validateQuery = sValidator('query', tokenQuery, (result) => {
   if (!result.success) fail(400, result.error[0]?.message ?? 'invalid query')
 })
 
+/** The methods `/token` answers (405's and OPTIONS' `Allow`). */
+const ALLOW = 'GET, HEAD, OPTIONS'
+
+/** Whether `ALLOWED_ORIGINS` lets `origin` call `/token` from a browser. */
+const originAllowed = ({ allowedOrigins }: TokenWorkerConfig, origin: string): boolean =>
+  allowedOrigins === '*' || (allowedOrigins?.includes(origin) ?? false)
+
 const corsForConfig = cors({
-  origin: (origin, c) => {
-    const allowed = (c as { get(key: 'config'): TokenAppEnv['Variables']['config'] }).get(
-      'config',
-    ).allowedOrigins
-    if (allowed === '*') return '*'
-    return allowed?.includes(origin) ? origin : null
-  },
+  // only reached for an allowed origin (corsWhenCrossOrigin)
+  origin: (origin, c) =>
+    (c as { get(key: 'config'): TokenWorkerConfig }).get('config').allowedOrigins === '*'
+      ? '*'
+      : origin,
   allowMethods: ['GET'],
   allowHeaders: ['Authorization'],
   // Players estimate the server clock from Date (clock-skew-proof refresh) and honour
@@ -143,8 +148,13 @@ export const createTokenApp = ({
   })
   // A request without Origin is not a CORS request: nothing to add, and the middleware's work
   // was a third of the endpoint's cost (BENCHMARKS.md). The answer is no-store, so no Vary.
+  // An origin that is not allowed (or ALLOWED_ORIGINS unset) gets no CORS header at all, not
+  // even on a preflight: the README promises "no CORS headers".
   app.use('/token', function corsWhenCrossOrigin(c, next) {
-    return c.req.header('origin') === undefined ? next() : corsForConfig(c, next)
+    const origin = c.req.header('origin')
+    return origin !== undefined && originAllowed(c.get('config'), origin)
+      ? corsForConfig(c, next)
+      : next()
   })
   return app
     .get('/token', validateQuery, async (c) => {
@@ -198,8 +208,14 @@ export const createTokenApp = ({
         'json'
       >
     })
+    .options('/token', (c) => {
+      // not a CORS preflight of an allowed origin (that one was answered above): what is allowed
+      const headers = answerHeaders(c)
+      headers.allow = ALLOW
+      return new Response(null, { status: 204, headers })
+    })
     .all('/token', (c) => {
-      c.header('Allow', 'GET, HEAD, OPTIONS')
+      c.header('Allow', ALLOW)
       return fail(405, `method ${c.req.method} is not allowed: use GET`)
     })
 }

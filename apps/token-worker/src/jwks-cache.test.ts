@@ -77,6 +77,44 @@ describe('JwksCache', () => {
     },
   )
 
+  it('a key server down at the first request: retried within seconds, backing off, one fetch at a time', async () => {
+    const down = () => Promise.reject(new TypeError('fetch failed'))
+    const w = world([down, down, down, keys('a')])
+    const first = await w.cache.keysFor('a').catch((e: unknown) => e as HTTPException)
+    expect((first as HTTPException).status).toBe(503)
+    expect(first.res?.headers.get('retry-after')).toBe('1')
+    // concurrent viewers during the backoff share the failure, no fetch each
+    await Promise.all([1, 2, 3].map(() => w.cache.keysFor('a').catch(() => undefined)))
+    expect(w.calls).toBe(1)
+    w.advance(1000)
+    const second = await w.cache.keysFor('a').catch((e: unknown) => e as HTTPException)
+    expect(w.calls).toBe(2)
+    expect(second.res?.headers.get('retry-after')).toBe('2')
+    w.advance(2000)
+    await w.cache.keysFor('a').catch(() => undefined)
+    expect(w.calls).toBe(3)
+    // the key server is back: served at the next attempt (4 s later), not 30 s later
+    w.advance(4000)
+    expect((await w.cache.keysFor('a'))[0]?.kid).toBe('a')
+    expect(w.calls).toBe(4)
+  })
+
+  it('the cold backoff is bounded (8 s), and the long floor returns once keys exist', async () => {
+    const down = () => Promise.reject(new TypeError('fetch failed'))
+    const w = world([down, down, down, down, down, down, keys('a'), keys('a')])
+    for (let i = 0; i < 6; i++) {
+      await w.cache.keysFor('a').catch(() => undefined)
+      w.advance(8000)
+    }
+    expect(w.calls).toBe(6)
+    await w.cache.keysFor('a')
+    expect(w.calls).toBe(7)
+    // keys in hand: a forged kid waits the 30-s floor
+    w.advance(8000)
+    await w.cache.keysFor('forged')
+    expect(w.calls).toBe(7)
+  })
+
   it('keeps serving the last keys while the key server is down', async () => {
     const w = world([keys('a'), () => new Response('down', { status: 503 })])
     await w.cache.keysFor('a')

@@ -7,8 +7,18 @@ export interface JwksCacheOptions {
   url: string
   /** How long fetched keys are used without asking again. Default 300000 (5 min). */
   ttlMs?: number
-  /** The least time between two fetches, also for an unknown `kid` (forged tokens). Default 30000. */
+  /**
+   * The least time between two fetches once keys are in hand, also for an unknown `kid` (forged
+   * tokens). Default 30000.
+   */
   minIntervalMs?: number
+  /**
+   * With no keys in hand (a key server down at the first viewer request), the first retry waits
+   * this long, doubling per failure up to `coldMaxMs`. Default 1000.
+   */
+  coldBaseMs?: number
+  /** The longest wait between two fetches while no keys were ever fetched. Default 8000. */
+  coldMaxMs?: number
   /** A key server that has not answered by then counts as down. Default 3000. */
   timeoutMs?: number
   fetch?: typeof fetch
@@ -20,7 +30,9 @@ export interface JwksCacheOptions {
  * once per TTL, again early only for an unknown `kid` and never more than once per
  * `minIntervalMs` (a flood of forged tokens cannot turn into a flood of fetches), with a timeout.
  * A key server that fails keeps the last keys in use; with no keys at all the request is
- * answered 503 with `Retry-After`: the viewer is not to blame.
+ * answered 503 with `Retry-After` (the viewer is not to blame) and the fetch is retried soon:
+ * after `coldBaseMs`, doubling up to `coldMaxMs`, one fetch at a time, so viewers are served
+ * within seconds of the key server's return instead of after the long floor.
  *
  * @example
  * ```ts
@@ -37,6 +49,8 @@ export class JwksCache {
   #fetchedAt = Number.NEGATIVE_INFINITY
   #attemptedAt = Number.NEGATIVE_INFINITY
   #inflight: Promise<void> | undefined
+  /** Failed fetches in a row while no keys were ever fetched (the cold backoff). */
+  #coldFailures = 0
   /** Fetches made so far (for tests and logs). */
   fetches = 0
 
@@ -44,6 +58,8 @@ export class JwksCache {
     this.#options = {
       ttlMs: 300_000,
       minIntervalMs: 30_000,
+      coldBaseMs: 1000,
+      coldMaxMs: 8000,
       timeoutMs: 3000,
       fetch: (input, init) => fetch(input, init),
       now: () => Date.now(),
@@ -53,23 +69,35 @@ export class JwksCache {
 
   /** The keys to verify a token whose header names `kid`. @throws HTTPException 503 */
   async keysFor(kid: string | undefined): Promise<HonoJsonWebKey[]> {
-    const { now, ttlMs, minIntervalMs } = this.#options
+    const { now, ttlMs } = this.#options
     const at = now()
     const known = kid === undefined || !!this.#keys?.some((key) => key.kid === kid)
     const stale = at >= this.#fetchedAt + ttlMs
-    if ((stale || !known) && at >= this.#attemptedAt + minIntervalMs) {
+    if ((stale || !known) && at >= this.#nextFetchAt()) {
       this.#inflight ??= this.#fetch().finally(() => {
         this.#inflight = undefined
       })
       await this.#inflight
     } else if (this.#inflight) await this.#inflight
     if (this.#keys) return this.#keys
-    const retryAfter = Math.max(1, Math.ceil((this.#attemptedAt + minIntervalMs - now()) / 1000))
+    const retryAfter = Math.max(1, Math.ceil((this.#nextFetchAt() - now()) / 1000))
     throw new HTTPException(503, {
       message:
         'viewer tokens cannot be verified right now: the key server (JWT_JWKS_URL) is unavailable',
       res: new Response(null, { status: 503, headers: { 'Retry-After': String(retryAfter) } }),
     })
+  }
+
+  /**
+   * The earliest time of the next fetch: the long floor once keys exist (it guards against
+   * floods of unknown `kid`s); without any, a short backoff (nothing to protect but the key
+   * server, and every viewer is waiting).
+   */
+  #nextFetchAt(): number {
+    const { minIntervalMs, coldBaseMs, coldMaxMs } = this.#options
+    if (this.#keys || this.#coldFailures === 0) return this.#attemptedAt + minIntervalMs
+    const backoff = Math.min(coldMaxMs, minIntervalMs, coldBaseMs * 2 ** (this.#coldFailures - 1))
+    return this.#attemptedAt + backoff
   }
 
   async #fetch(): Promise<void> {
@@ -86,7 +114,9 @@ export class JwksCache {
       if (!Array.isArray(body.keys) || body.keys.length === 0) throw new Error('no "keys" array')
       this.#keys = body.keys as HonoJsonWebKey[]
       this.#fetchedAt = this.#attemptedAt
+      this.#coldFailures = 0
     } catch (error) {
+      if (!this.#keys) this.#coldFailures++
       console.error(
         `token-worker: JWKS fetch failed (${this.#keys ? 'keeping the last keys' : 'no keys'}): ${String(error)}`,
       )
