@@ -20,6 +20,8 @@ const steps = [
       '--outputFile.json=.tmp/test-results/unit.json',
     ],
   ],
+  // the API emulator's OpenAPI document, linted as client generators read it
+  ['openapi', ['--filter', '@proj/api-worker', 'run', 'lint:openapi']],
   ['builds', ['-r', 'run', 'build']],
   ['sizes', ['run', 'size']],
   // Real browsers against real nginx, alone on the machine: timing-sensitive, so not in parallel

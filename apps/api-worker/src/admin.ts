@@ -5,7 +5,7 @@ import { ApiError } from './errors.ts'
 import { integer } from './lib/query.ts'
 import { validationHook } from './lib/validation.ts'
 import { adminEnabled } from './scenario.ts'
-import { ok } from './schemas.ts'
+import { AdminErrors, ok } from './schemas.ts'
 import { defaultSeed, stateOf } from './state/state-access.ts'
 
 const Generation = z.object({
@@ -56,10 +56,12 @@ admin
     createRoute({
       method: 'get',
       path: '/state',
+      operationId: 'getEmulatorState',
       tags: ['Emulator'],
       summary: 'Current seed, the instant the data is relative to, and record counts',
       responses: {
         200: ok('State', Generation),
+        404: AdminErrors[404],
       },
     }),
     async (c) => c.json(describe(await stateOf(c.env).generation(defaultSeed(c.env))), 200),
@@ -68,6 +70,7 @@ admin
     createRoute({
       method: 'post',
       path: '/reset',
+      operationId: 'resetEmulator',
       tags: ['Emulator'],
       summary: 'Reseed: regenerate all data (relative to now), drop tasks, journal and rate limits',
       request: {
@@ -91,6 +94,7 @@ admin
       },
       responses: {
         200: ok('The new state', Generation),
+        ...AdminErrors,
       },
     }),
     async (c) => {
@@ -103,11 +107,13 @@ admin
     createRoute({
       method: 'get',
       path: '/requests',
+      operationId: 'listJournalRequests',
       tags: ['Emulator'],
       summary: 'The request journal, newest first (at most 1000 kept)',
       request: { query: z.object({ limit: integer({ min: 1, max: 1000 }).optional() }) },
       responses: {
         200: ok('Journal', z.object({ count: z.number().int(), results: z.array(JournalEntry) })),
+        ...AdminErrors,
       },
     }),
     async (c) => {
@@ -126,9 +132,10 @@ admin
     createRoute({
       method: 'delete',
       path: '/requests',
+      operationId: 'clearJournalRequests',
       tags: ['Emulator'],
       summary: 'Clear the request journal',
-      responses: { 204: { description: 'Cleared' } },
+      responses: { 204: { description: 'Cleared' }, 404: AdminErrors[404] },
     }),
     async (c) => {
       await stateOf(c.env).clearJournal()

@@ -89,19 +89,31 @@ export const createApiApp = () => {
     .route('/iam', iam)
     .route('/streaming', streaming)
     .route('/waap', waap)
-  app.doc31('/openapi.json', (c) => ({
-    openapi: '3.1.0',
-    info: {
-      title: 'Multi-product REST API emulator',
-      version: '1.0.0',
-      description:
-        'Validated, stateful, seeded emulation of the vendor API (spec sections 4.1–4.13).',
-    },
-    servers: [{ url: new URL(c.req.url).origin }],
-    security: [{ APIKey: [] }, { Bearer: [] }],
-  }))
+  app.doc31('/openapi.json', (c) => openApiHeader(new URL(c.req.url).origin))
   return routes
 }
+
+/**
+ * The top of the OpenAPI 3.1 document (`/openapi.json`) for a server at `origin`; the paths come
+ * from the routes.
+ *
+ * @example
+ * ```ts
+ * const document = createApiApp().getOpenAPI31Document(openApiHeader('http://127.0.0.1:8788'))
+ * ```
+ */
+export const openApiHeader = (origin: string) => ({
+  openapi: '3.1.0',
+  info: {
+    title: 'Multi-product REST API emulator',
+    version: '1.0.0',
+    description:
+      'Validated, stateful, seeded emulation of the vendor API (spec sections 4.1–4.13).',
+    license: { name: 'MIT', identifier: 'MIT' },
+  },
+  servers: [{ url: origin }],
+  security: [{ APIKey: [] }, { Bearer: [] }],
+})
 
 /** The app's type, for `hc<ApiApp>()`. */
 export type ApiApp = ReturnType<typeof createApiApp>

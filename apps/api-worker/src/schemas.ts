@@ -28,6 +28,21 @@ const responses = (schema: z.ZodType) => {
   }
 }
 
+/**
+ * The error responses of the emulator controls (`/__admin`): 404 while `EMULATOR_ADMIN` is not
+ * `true`, 400 for a bad body or query, both in the cloud style.
+ */
+export const AdminErrors = {
+  400: {
+    description: 'Invalid body or query',
+    content: { 'application/json': { schema: CloudError } },
+  },
+  404: {
+    description: 'The emulator controls are off (EMULATOR_ADMIN is not "true")',
+    content: { 'application/json': { schema: CloudError } },
+  },
+}
+
 /** The error responses of cloud-style routes. */
 export const CloudErrors = responses(CloudError)
 /** The error responses of edge routes. */

@@ -3,8 +3,9 @@
 import { describe, expect, it } from 'vitest'
 import { api, RESELLER } from '../test/client.ts'
 
+// 9007199254740991: JavaScript's largest safe integer, a runtime's bound, not the spec's int64
 const INTERNALS =
-  /expected .* to be|received|Invalid input|Too big|Too small|<=|>=|Unrecognized key|NaN/
+  /expected .* to be|received|Invalid input|Too big|Too small|<=|>=|Unrecognized key|NaN|9007199254740991/
 
 const BAD = [
   '99999999999999999999',
@@ -48,6 +49,18 @@ describe('validation messages', () => {
             leaks.push(`${path}?${param}=${value.slice(0, 20)} → ${text.slice(0, 200)}`)
         }
     expect(leaks).toEqual([])
+  })
+
+  it('offsets accept the int64 range of the spec, and state its bound beyond it', async () => {
+    for (const path of ['/billing/org/v1/addendums', '/waap/v1/domains']) {
+      const far = await api(`${path}?offset=9007199254740993`)
+      expect(far.status).toBe(200) // a page past the end: empty, not an error
+      const over = await api(`${path}?offset=9223372036854775808`)
+      expect(over.status).toBe(400)
+      expect(await over.text()).toContain(
+        'offset: Ensure this value is less than or equal to 9223372036854775807.',
+      )
+    }
   })
 
   it('a missing required body field is "This field is required."', async () => {

@@ -82,13 +82,21 @@ describe('GET /billing/org/v1/addendums (4.7)', () => {
     expect((await list('?reseller_id=1')).body.count).toBe(0)
   })
 
+  it('every active_range has a start and an end, both date-times (spec 2.7)', async () => {
+    const items = await all()
+    for (const { active_range } of items) {
+      expect(Number.isNaN(ms(active_range.start))).toBe(false)
+      expect(Number.isNaN(ms(active_range.end))).toBe(false)
+      expect(ms(active_range.end)).toBeGreaterThan(ms(active_range.start))
+    }
+  })
+
   it('applies the date-time filters: active_at / not_active_at, ranges, creation', async () => {
     const items = await all()
     const now = Date.now()
     const t = new Date(now - 30 * 86_400_000).toISOString()
     const at = ms(t)
-    const active = (a: Addendum) =>
-      ms(a.active_range.start) <= at && (a.active_range.end === null || ms(a.active_range.end) > at)
+    const active = (a: Addendum) => ms(a.active_range.start) <= at && ms(a.active_range.end) > at
     const onAt = (await list(`?limit=100&active_at=${t}`)).body
     expect(onAt.count).toBe(items.filter(active).length)
     expect(
@@ -99,7 +107,7 @@ describe('GET /billing/org/v1/addendums (4.7)', () => {
     expect((await list(`?not_active_at=${t}`)).body.count).toBe(400 - onAt.count)
     const count = async (query: string) => (await list(`?${query}`)).body.count
     expect(await count(`active_after=${t}`)).toBe(
-      items.filter((a) => a.active_range.end === null || ms(a.active_range.end) > at).length,
+      items.filter((a) => ms(a.active_range.end) > at).length,
     )
     expect(await count(`active_before=${t}`)).toBe(
       items.filter((a) => ms(a.active_range.start) < at).length,

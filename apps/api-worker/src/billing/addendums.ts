@@ -99,7 +99,10 @@ const AddendumSchema = z
     addendum_id: z.string(),
     client_id: z.number().int(),
     client: z.object({ id: z.number().int(), company_name: z.string() }),
-    active_range: z.object({ start: z.string(), end: z.string().nullable() }),
+    active_range: z.object({
+      start: z.string().openapi({ format: 'date-time' }),
+      end: z.string().openapi({ format: 'date-time' }),
+    }),
     created_at: z.string(),
     currency: z.object({ id: z.number().int(), char_code: z.string(), symbol: z.string() }),
     plan: z.object({ id: z.number().int(), name: z.string() }),
@@ -120,7 +123,7 @@ const out = (a: Addendum, at: number) => ({
   client: a.client,
   active_range: {
     start: formatIso(a.active_range.start),
-    end: a.active_range.end === null ? null : formatIso(a.active_range.end),
+    end: formatIso(a.active_range.end),
   },
   created_at: formatIso(a.created_at),
   currency: a.currency,
@@ -132,8 +135,7 @@ const out = (a: Addendum, at: number) => ({
   reseller_id: a.reseller_id,
 })
 
-const activeAt = (a: Addendum, t: number) =>
-  a.active_range.start <= t && (a.active_range.end === null || a.active_range.end > t)
+const activeAt = (a: Addendum, t: number) => a.active_range.start <= t && a.active_range.end > t
 
 /** The absolute URL of another page, or null. */
 const pageUrl = (url: string, offset: number, limit: number) => {
@@ -149,6 +151,7 @@ export const billing = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).
   createRoute({
     method: 'get',
     path: '/org/v1/addendums',
+    operationId: 'listAddendums',
     tags: ['Billing'],
     summary: 'List addendums (offset pagination, absolute next/previous links)',
     request: { query: Query },
@@ -168,14 +171,14 @@ export const billing = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).
     const add = <T>(value: T | undefined, test: (a: Addendum, v: T) => boolean) => {
       if (value !== undefined) filters.push((a) => test(a, value))
     }
-    add(q.active_after, (a, t) => a.active_range.end === null || a.active_range.end > t)
+    add(q.active_after, (a, t) => a.active_range.end > t)
     add(q.active_before, (a, t) => a.active_range.start < t)
     add(q.active_at, (a, t) => activeAt(a, t))
     add(q.not_active_at, (a, t) => !activeAt(a, t))
     add(q.active_start_from, (a, t) => a.active_range.start >= t)
     add(q.active_start_to, (a, t) => a.active_range.start <= t)
-    add(q.active_end_from, (a, t) => a.active_range.end !== null && a.active_range.end >= t)
-    add(q.active_end_to, (a, t) => a.active_range.end !== null && a.active_range.end <= t)
+    add(q.active_end_from, (a, t) => a.active_range.end >= t)
+    add(q.active_end_to, (a, t) => a.active_range.end <= t)
     add(q.created_after, (a, t) => a.created_at > t)
     add(q.created_before, (a, t) => a.created_at < t)
     add(q.created_on, (a, t) => day(a.created_at) === day(t))

@@ -90,6 +90,7 @@ export const gpuClusters = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook
   createRoute({
     method: 'post',
     path: '/v3/gpu/baremetal/{project_id}/{region_id}/clusters',
+    operationId: 'createGpuCluster',
     tags: ['Cloud'],
     summary: 'Create a bare metal GPU cluster (asynchronous)',
     request: {

@@ -58,6 +58,7 @@ limitRequests
     createRoute({
       method: 'get',
       path: '/reseller/v1/limits_request',
+      operationId: 'listResellerLimitRequests',
       tags: ['Cloud reseller'],
       summary: "List quota limit requests of the reseller's clients (dates with Z), newest first",
       request: { query: z.object({ client_id: integer({ min: 1 }).optional(), status, ...page }) },
@@ -78,6 +79,7 @@ limitRequests
     createRoute({
       method: 'get',
       path: '/v2/limits_request',
+      operationId: 'listLimitRequests',
       tags: ['Cloud'],
       summary: 'List the quota limit requests this account sent (dates without zone), newest first',
       request: {

@@ -158,6 +158,7 @@ export const networks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
     createRoute({
       method: 'get',
       path: '/v1/availablenetworks/{project_id}/{region_id}',
+      operationId: 'listAvailableNetworks',
       tags: ['Cloud'],
       deprecated: true,
       summary:
@@ -186,6 +187,7 @@ export const networks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
     createRoute({
       method: 'get',
       path: '/v1/networks/{project_id}/{region_id}',
+      operationId: 'listNetworks',
       tags: ['Cloud'],
       summary: "List networks with subnets: the project's own, or any it can attach",
       request: {

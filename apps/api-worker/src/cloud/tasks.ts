@@ -80,6 +80,7 @@ export const tasks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).op
   createRoute({
     method: 'get',
     path: '/v1/tasks/{task_id}',
+    operationId: 'getTask',
     tags: ['Cloud'],
     summary: 'Get an asynchronous task',
     request: { params: z.object({ task_id: uuid() }) },

@@ -39,13 +39,13 @@ export const CURRENCIES = [
 
 const PLANS = ['Start', 'Pro', 'Business', 'Enterprise', 'Pay as you go', 'Committed use']
 
-/** A billing addendum; times in epoch ms, `end` null = open-ended. */
+/** A billing addendum; times in epoch ms (spec 2.7: `start` and `end` both date-times). */
 export interface Addendum {
   id: number
   addendum_id: string
   client_id: number
   client: { id: number; company_name: string }
-  active_range: { start: number; end: number | null }
+  active_range: { start: number; end: number }
   created_at: number
   currency: (typeof CURRENCIES)[number]
   plan: { id: number; name: string }
@@ -63,7 +63,7 @@ export const addendumStatus = (
   at: number,
 ): 'upcoming' | 'active' | 'paused' | 'stopped' => {
   if (a.active_range.start > at) return 'upcoming'
-  if (a.active_range.end !== null && a.active_range.end <= at) return 'stopped'
+  if (a.active_range.end <= at) return 'stopped'
   return a.paused ? 'paused' : 'active'
 }
 
@@ -82,9 +82,10 @@ export const generateAddendums = (rng: Rng, now: number): Addendum[] =>
       i % 4 === 0 ? (CLIENTS.find((c) => c.id === DEV_CLIENT_ID) ?? CLIENTS[0]) : rng.pick(CLIENTS)
     const product = PRODUCTS[i % PRODUCTS.length] as (typeof PRODUCTS)[number]
     const planIndex = rng.int(0, PLANS.length - 1)
-    // Start from 18 months ago to 3 months ahead; a third open-ended.
+    // Start from 18 months ago to 3 months ahead; a third on long (5-year) terms. Every range
+    // has an end: spec 2.7 types both as date-times, so none is open-ended.
     const start = now + rng.int(-540, 90) * 86_400_000
-    const end = rng.chance(0.33) ? null : start + rng.int(30, 720) * 86_400_000
+    const end = start + (rng.chance(0.33) ? 5 * 365 : rng.int(30, 720)) * 86_400_000
     return {
       id: i + 1,
       addendum_id: `ADD-${String(2024 + (i % 3))}-${String(i + 1).padStart(4, '0')}`,

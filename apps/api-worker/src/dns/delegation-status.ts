@@ -70,6 +70,7 @@ export const dns = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).open
   createRoute({
     method: 'get',
     path: '/v2/analyze/{name}/delegation-status',
+    operationId: 'getDnsDelegationStatus',
     tags: ['DNS'],
     summary: 'Delegation status of a zone (rate limited: DNS_RATE_LIMIT per credential)',
     request: {

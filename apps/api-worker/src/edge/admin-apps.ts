@@ -53,6 +53,7 @@ edge.openapi(
   createRoute({
     method: 'get',
     path: '/v1/admin/apps',
+    operationId: 'listAdminEdgeApps',
     tags: ['Edge apps'],
     summary: 'List apps across all clients, with filters',
     request: {

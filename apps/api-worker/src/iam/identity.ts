@@ -50,6 +50,7 @@ export const iam = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
     createRoute({
       method: 'post',
       path: '/auth/jwt/login',
+      operationId: 'loginJwt',
       tags: ['IAM'],
       summary: 'Log in: access JWT (1 h) and refresh JWT (24 h)',
       security: [],
@@ -97,6 +98,7 @@ export const iam = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
     createRoute({
       method: 'post',
       path: '/auth/jwt/refresh',
+      operationId: 'refreshJwt',
       tags: ['IAM'],
       summary: 'Exchange a refresh JWT for a new access JWT',
       security: [],
@@ -134,6 +136,7 @@ export const iam = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
     createRoute({
       method: 'get',
       path: '/clients/me',
+      operationId: 'getClientMe',
       tags: ['IAM'],
       summary: 'The account of the presented credential (a 200 confirms the credential is valid)',
       responses: {

@@ -33,53 +33,50 @@ export const commaList = <T extends z.ZodType>(item: T) =>
     .optional()
     .openapi({ type: 'array', items: { type: 'string' } })
 
-/** An integer given as text, with optional bounds. */
-export const integer = ({ min, max }: { min?: number; max?: number } = {}) => {
-  let number = z.number().int()
-  if (min !== undefined)
-    number = number.min(min, `Ensure this value is greater than or equal to ${min}.`)
-  if (max !== undefined)
-    number = number.max(max, `Ensure this value is less than or equal to ${max}.`)
-  return z
-    .string()
-    .regex(/^[+-]?\d+$/, 'A valid integer is required.')
-    .transform(Number)
-    .pipe(number)
-    .openapi({
-      type: 'integer',
-      ...(min !== undefined && { minimum: min }),
-      ...(max !== undefined && { maximum: max }),
-    })
-}
-
+const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
 
 /**
- * An int64 given as text (spec: "integer (int64)"), at least `min`: the whole signed 64-bit
- * range is accepted, not only JavaScript's safe integers. Beyond 2^53 the number is not exact,
- * which only matters for equality with stored IDs, all far below it.
- * @example `client_id: int64({ min: 1 }).optional()`
+ * An integer given as text, within `min`/`max` and always within the signed 64-bit range the
+ * spec types these parameters with (not only JavaScript's safe integers, whose bound must never
+ * show in a message). Beyond 2^53 the number is not exact, which only matters for equality with
+ * stored IDs (all far below it) and for offsets (far past every list).
+ * @example `limit: integer({ min: 1, max: 1000 }).optional()`
  */
-export const int64 = ({ min }: { min: number }) =>
-  z
+export const integer = ({ min, max }: { min?: number; max?: number } = {}) => {
+  const low = min === undefined ? INT64_MIN : BigInt(min)
+  const high = max === undefined ? INT64_MAX : BigInt(max)
+  return z
     .string()
     .regex(/^[+-]?\d+$/, 'A valid integer is required.')
     .superRefine((text, context) => {
       if (!/^[+-]?\d+$/.test(text)) return // the regex above said so already
       const value = BigInt(text)
-      if (value < BigInt(min))
+      if (value < low)
         context.addIssue({
           code: 'custom',
-          message: `Ensure this value is greater than or equal to ${min}.`,
+          message: `Ensure this value is greater than or equal to ${low}.`,
         })
-      else if (value > INT64_MAX)
+      else if (value > high)
         context.addIssue({
           code: 'custom',
-          message: `Ensure this value is less than or equal to ${INT64_MAX}.`,
+          message: `Ensure this value is less than or equal to ${high}.`,
         })
     })
     .transform(Number)
-    .openapi({ type: 'integer', format: 'int64', minimum: min })
+    .openapi({
+      type: 'integer',
+      format: 'int64',
+      ...(min !== undefined && { minimum: min }),
+      ...(max !== undefined && { maximum: max }),
+    })
+}
+
+/**
+ * An int64 given as text (spec: "integer (int64)"), at least `min`.
+ * @example `client_id: int64({ min: 1 }).optional()`
+ */
+export const int64 = ({ min }: { min: number }) => integer({ min })
 
 /** `true` / `false` (also `1`/`0`, `True`/`False`, as the vendor's API accepts). */
 export const boolean = () =>

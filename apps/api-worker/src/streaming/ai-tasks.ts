@@ -68,6 +68,7 @@ export const streaming = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }
   createRoute({
     method: 'get',
     path: '/ai/tasks',
+    operationId: 'listAiTasks',
     tags: ['Streaming'],
     summary: 'List AI tasks (pages from 1; default order: started_at descending)',
     request: {

@@ -104,6 +104,7 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
     createRoute({
       method: 'get',
       path: '/v1/analytics/requests',
+      operationId: 'listWaapRequests',
       tags: ['WAAP'],
       summary: 'Request log across all domains, newest first (30 days kept)',
       request: {
@@ -177,6 +178,7 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
     createRoute({
       method: 'get',
       path: '/v1/domains/{domain_id}/requests/{request_id}/details',
+      operationId: 'getWaapRequestDetails',
       tags: ['WAAP'],
       summary: "One request's details (the list record's id and domain_id)",
       request: {
@@ -200,6 +202,7 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
     createRoute({
       method: 'get',
       path: '/v1/domains',
+      operationId: 'listWaapDomains',
       tags: ['WAAP'],
       summary: 'List protected domains and their IDs',
       request: {
