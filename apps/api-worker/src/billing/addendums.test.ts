@@ -6,7 +6,7 @@ type Addendum = {
   addendum_id: string
   client_id: number
   client: { company_name: string }
-  active_range: { start: string; end: string | null }
+  active_range: { start: string; end: string }
   created_at: string
   currency: { id: number; char_code: string }
   plan: { id: number; name: string }
