@@ -35,4 +35,7 @@ for (const player of NATIVE_CAPABLE)
     const state = await probe(page, player)
     expect(state.fatal).toEqual([])
     expect(state.refreshCount).toBeGreaterThanOrEqual(3)
+    // the worker stayed in force from the first visit on: not one source swap
+    expect(state.mode).toBe('service-worker')
+    expect(state.swaps).toEqual([])
   })

@@ -30,7 +30,7 @@ for (const type of ['vod', 'live'] as const)
   }) => {
     await page.goto(demoUrl({ player: native, type, expire: LIFETIME, lead: LEAD }))
     await waitForPlayback(page, native)
-    expect((await probe(page, native)).mode).toBe('service-worker')
+    await expect.poll(async () => (await probe(page, native)).mode).toBe('service-worker')
     const run = await watchPlayback(page, native, 72_000)
 
     expect(run.advanced).toBeGreaterThan(65)
@@ -39,6 +39,9 @@ for (const type of ['vod', 'live'] as const)
     const state = await probe(page, native)
     expect(state.fatal).toEqual([])
     expect(state.refreshCount).toBeGreaterThanOrEqual(3)
+    // the worker protected it from the first visit on: not one source swap
+    expect(state.mode).toBe('service-worker')
+    expect(state.swaps).toEqual([])
     // the worker moved the element's requests: what reached the CDN late carries fresh tokens
     const [, first] = traffic.tokens
     const late = traffic.sent.filter((entry) => entry.at > (first?.expires ?? 0) * 1000)

@@ -8,6 +8,11 @@ export interface RecordEntry {
   ipBound: boolean
   /** When the token enters its lead window, on the shared machine clock (ms). */
   staleAt: number
+  /**
+   * When the token expires, on the same clock (ms): past it, requests wait for the next record
+   * instead of leaving with a pair the CDN refuses. Absent in records saved by older versions.
+   */
+  expiresAt?: number
 }
 
 /** Page → worker. */
@@ -34,6 +39,11 @@ export interface Answer {
 export interface Seen {
   playlists: number
   media: number
+  /**
+   * Media requests (not playlists) a media element made itself (`destination` audio, video or
+   * track): the evidence that the browser shows a native player's segments to the worker.
+   */
+  element: number
 }
 
 /** Anything that takes a message and ports: a `Client`, a `ServiceWorker`, a `MessagePort`. */

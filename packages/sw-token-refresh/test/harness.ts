@@ -3,7 +3,7 @@
 // that checks pairs like the CDN does (403 unknown, 410 expired). Not exported by the package.
 import { findTokenPair } from '@proj/signing/url'
 import { TokenRefresher } from '@proj/token-refresh'
-import { type FakeTime, fakeTokenBackend } from '@proj/token-refresh/testing'
+import { type FakeBackend, type FakeTime, fakeTokenBackend } from '@proj/token-refresh/testing'
 import { TokenRefreshWorker, type WorkerContainer } from '../src/page/worker-connection.ts'
 import type { MessageTarget } from '../src/protocol.ts'
 import { memoryStore, type RecordStore } from '../src/worker/record-store.ts'
@@ -52,6 +52,8 @@ export interface FakePage extends MessageTarget {
   connection: TokenRefreshWorker
   /** While `true` the page does not answer (a frozen tab). */
   frozen: boolean
+  /** The token backend of each video opened, to make it fail. */
+  backends: Map<string, FakeBackend>
   open(video: string, options?: { ipBound?: boolean }): Promise<TokenRefresher>
 }
 
@@ -99,6 +101,7 @@ export const fakeWorld = (time: FakeTime, options: { store?: RecordStore } = {})
       const page: FakePage = {
         id,
         frozen: false,
+        backends: new Map(),
         connection: new TokenRefreshWorker(container),
         postMessage(message, transfer) {
           if (page.frozen) return
@@ -107,6 +110,7 @@ export const fakeWorld = (time: FakeTime, options: { store?: RecordStore } = {})
         },
         async open(video, { ipBound = false } = {}) {
           const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20, video })
+          page.backends.set(video, backend)
           const refresher = await TokenRefresher.create({
             getToken: async () => {
               const record = await backend.getToken()
@@ -134,11 +138,22 @@ export const fakeWorld = (time: FakeTime, options: { store?: RecordStore } = {})
   return world
 }
 
-/** A `<video>`'s request for `url` (native playback: no-cors, cookies, a Range header). */
-export const mediaRequest = (url: string, init: RequestInit = {}) =>
-  new Request(url, {
+/**
+ * A `<video>`'s request for `url` (native playback: no-cors, cookies, a Range header). Node's
+ * `Request` cannot say who made it: `destination` (`video` for a media element) is set on top.
+ */
+export const mediaRequest = (
+  url: string,
+  init: RequestInit = {},
+  destination: RequestDestination = '',
+) => {
+  const request = new Request(url, {
     mode: 'no-cors',
     credentials: 'include',
     headers: { range: 'bytes=0-' },
     ...init,
   })
+  return destination
+    ? Object.defineProperty(request, 'destination', { value: destination })
+    : request
+}

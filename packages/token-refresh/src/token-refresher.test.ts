@@ -556,11 +556,12 @@ describe('destroy', () => {
 })
 
 describe('what helpers without the server clock need (service worker, source swap)', () => {
-  it('staleAt is the lead window on the viewer clock, however wrong that clock is', async () => {
+  it('staleAt and expiresAt are on the viewer clock, however wrong that clock is', async () => {
     const ahead = await setup({ clientAheadMs: 600_000 })
     const start = ahead.time.clock.now()
     // 20-second token, 6-second lead: stale 14 s from now on any clock
     expect(ahead.refresher.staleAt - start).toBe(14_000)
+    expect(ahead.refresher.expiresAt - start).toBe(20_000)
     expect(ahead.refresher.ipBound).toBe(false)
     expect((await setup({ ipBound: true })).refresher.ipBound).toBe(true)
   })

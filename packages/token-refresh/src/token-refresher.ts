@@ -162,6 +162,14 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     return (this.#record.expires - this.#options.refreshLeadSeconds) * 1000 - this.#offset
   }
 
+  /**
+   * When the current token expires, on the viewer's clock (ms, like `Date.now()`): what a helper
+   * without the server clock (a service worker) holds requests against during an outage.
+   */
+  get expiresAt(): number {
+    return this.#record.expires * 1000 - this.#offset
+  }
+
   /** Whether the current token has expired, on the server's clock: requests with it are refused. */
   get expired(): boolean {
     return this.#remainingMs() <= 0

@@ -1,4 +1,4 @@
-import type { TokenRefresher } from '@proj/token-refresh'
+import type { Clock, Timers, TokenRefresher } from '@proj/token-refresh'
 import { SourceSwap, type SwapMeasurement } from './source-swap.ts'
 import type { TokenRefreshWorker } from './worker-connection.ts'
 
@@ -13,13 +13,19 @@ export interface NativeProtectionOptions {
   mode?: 'auto' | NativeMode
   /** Point the element at `refresher.url` (default). `false` when a player sets the source. */
   setSource?: boolean
+  /** The swap's wall clock and timers (the refresher's, in tests). */
+  clock?: Clock
+  timers?: Timers
 }
 
 /** What {@link protectNativePlayback} set up. */
 export interface NativeProtection {
-  /** The mode in force (an `auto` worker that sees no media requests turns into `swap`). */
+  /**
+   * The mode in force: `service-worker` while the worker protects the video (in `auto`, until a
+   * swap fell due and the worker had seen none of the element's media), else `swap`.
+   */
   readonly mode: NativeMode
-  /** The swaps so far (swap mode). */
+  /** The swaps so far: planned ones (swap mode) and revivals after a playback error. */
   readonly swaps: readonly SwapMeasurement[]
   /** Ends the protection; the element keeps its source. */
   destroy(): void
@@ -31,8 +37,14 @@ export interface NativeProtection {
  * current pair; without one (or when the browser does not show the element's media requests to
  * it, as Safari may) the element is switched to each new URL with its state restored.
  *
- * Detection in `auto`: once the element can play, the worker is asked how many media segments of
- * this video it has seen; none means it cannot protect them, and the swap takes over.
+ * In `auto` the element gets its source at once: the first token is valid for a whole lifetime,
+ * so the first frame never waits for the worker to take control of the page. Worker or swap is
+ * decided from evidence, not timing: when a swap falls due (after a refresh, at the latest just
+ * before the playing token expires), the worker is asked whether it has moved media requests
+ * made by a media element of this video. Yes: the worker protects it, and no swap ever happens.
+ * No: this swap happens, and the question is asked again at the next one. In every mode an
+ * element that fails anyway (a backend outage longer than a token's life) is reloaded at its
+ * position as soon as a valid token is there, without a page reload.
  *
  * @example
  * ```ts
@@ -48,49 +60,65 @@ export const protectNativePlayback = async (
   options: NativeProtectionOptions = {},
 ): Promise<NativeProtection> => {
   const { mode = 'auto', setSource = true } = options
-  let worker: TokenRefreshWorker | undefined
-  if (mode !== 'swap')
-    try {
-      if (!options.worker) throw new Error('no worker was given (registerTokenRefreshWorker)')
-      worker = await options.worker
-    } catch (error) {
-      if (mode === 'service-worker') throw error
-      console.info(`[token-refresh] native playback protected by source swaps: ${String(error)}`)
-    }
-
-  const swap = new SourceSwap(video, refresher)
-  let current: NativeMode = worker ? 'service-worker' : 'swap'
+  let connection: TokenRefreshWorker | undefined
   let release: (() => void) | undefined
-  const fallBack = () => {
-    current = 'swap'
-    swap.start(false)
-  }
-  const check = async () => {
-    const seen = await worker?.seen(refresher.url)
-    if (seen?.media || !release) return
-    console.info(
-      '[token-refresh] the service worker saw no media request of this video: source swaps take over',
-    )
-    fallBack()
-  }
-  const onCanPlay = () => void check()
+  let destroyed = false
+  /** The worker was seen moving this element's media: it protects the video, for good. */
+  let workerSeesElement = false
+  let fellBack = false
 
-  if (worker) {
-    release = await worker.protect(refresher)
-    if (setSource) video.src = refresher.url
-    if (mode === 'auto') {
-      if (video.readyState >= 3) void check()
-      else video.addEventListener('canplay', onCanPlay, { once: true })
-    }
-  } else swap.start(setSource)
+  // An explicit service-worker mode insists on the worker: it throws before touching the element.
+  if (mode === 'service-worker') {
+    if (!options.worker) throw new Error('no worker was given (registerTokenRefreshWorker)')
+    connection = await options.worker
+    release = await connection.protect(refresher)
+  }
+
+  const swap = new SourceSwap(video, refresher, {
+    ...(options.clock && { clock: options.clock }),
+    ...(options.timers && { timers: options.timers }),
+    handledElsewhere: async () => {
+      if (mode === 'service-worker' || workerSeesElement) return true
+      if (!connection) return false
+      const seen = await connection.seen(refresher.url)
+      workerSeesElement = (seen?.element ?? 0) > 0
+      return workerSeesElement || undefined
+    },
+  })
+  swap.addEventListener('swap', (event) => {
+    const { reason } = (event as CustomEvent<SwapMeasurement>).detail
+    if (reason !== 'refresh' || workerSeesElement || fellBack || !connection) return
+    fellBack = true
+    console.info(
+      '[token-refresh] the service worker saw no media request of this element: source swaps take over',
+    )
+  })
+  swap.start(setSource)
+
+  if (mode === 'auto') {
+    const connecting = options.worker
+      ? Promise.resolve(options.worker)
+      : Promise.reject(new Error('no worker was given (registerTokenRefreshWorker)'))
+    void connecting.then(
+      async (worker) => {
+        const ends = await worker.protect(refresher)
+        if (destroyed) return ends()
+        connection = worker
+        release = ends
+      },
+      (error: unknown) =>
+        console.info(`[token-refresh] native playback protected by source swaps: ${String(error)}`),
+    )
+  }
 
   return {
     get mode() {
-      return current
+      if (mode !== 'auto') return mode
+      return connection && (workerSeesElement || !fellBack) ? 'service-worker' : 'swap'
     },
     swaps: swap.swaps,
     destroy() {
-      video.removeEventListener('canplay', onCanPlay)
+      destroyed = true
       release?.()
       release = undefined
       swap.destroy()

@@ -2,36 +2,8 @@
 import { TokenRefresher } from '@proj/token-refresh'
 import { fakeTime, fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { FakeVideo } from '../../test/fake-video.ts'
 import { SourceSwap } from './source-swap.ts'
-
-/** The parts of a media element the swap uses, with playback simulated by hand. */
-class FakeVideo extends EventTarget {
-  src = ''
-  currentTime = 0
-  paused = true
-  readyState = 0
-  duration = 80
-  playbackRate = 1
-  defaultPlaybackRate = 1
-  autoplay = false
-  ended = false
-  error: { code: number } | null = null
-  textTracks = Object.assign(new EventTarget(), { [Symbol.iterator]: [][Symbol.iterator] })
-  get currentSrc() {
-    return this.src
-  }
-  play() {
-    this.paused = false
-    this.dispatchEvent(new Event('play'))
-    return Promise.resolve()
-  }
-  /** The element loaded the new source up to playing. */
-  loaded() {
-    this.readyState = 4
-    this.dispatchEvent(new Event('loadedmetadata'))
-    if (!this.paused) this.dispatchEvent(new Event('playing'))
-  }
-}
 
 let time: ReturnType<typeof fakeTime>
 let refresher: TokenRefresher
@@ -71,16 +43,21 @@ describe('SourceSwap', () => {
     expect(video.src).toContain('/tok0001plain/')
   })
 
-  it('swaps a paused element at once and keeps it paused at its position', async () => {
+  it('leaves a paused element alone until it is played, then swaps at once at its position', async () => {
     video.readyState = 4
     video.currentTime = 31.5
-    await advance(14_000)
-    expect(video.src).toContain('/tok0002plain/')
-    expect(video.paused).toBe(true)
+    await advance(50_000) // paused through two token lifetimes: nothing to fetch, no swap
+    expect(video.src).toContain('/tok0001plain/')
+    expect(swap.swaps).toEqual([])
+    monotonic = 1000
+    await video.play()
+    await advance(0)
+    expect(video.src).toContain(`/${refresher.record.token}/`)
     video.currentTime = 0 // the new source starts over…
+    monotonic += 240
     video.loaded()
     expect(video.currentTime).toBe(31.5) // …and is put back
-    expect(swap.swaps).toEqual([{ reason: 'refresh', live: false, gapMs: 0, driftSeconds: 0 }])
+    expect(swap.swaps).toEqual([{ reason: 'refresh', live: false, gapMs: 240, driftSeconds: 0 }])
   })
 
   it('while playing, waits for a stall or the last moment before the old token expires', async () => {
@@ -91,6 +68,7 @@ describe('SourceSwap', () => {
     expect(video.src).toContain('/tok0001plain/')
     video.currentTime = 20
     video.dispatchEvent(new Event('waiting')) // stalled anyway: swap now
+    await advance(0)
     expect(video.src).toContain('/tok0002plain/')
     monotonic += 180
     video.currentTime = 20.04
@@ -109,9 +87,8 @@ describe('SourceSwap', () => {
 
   it('live streams go back to the live edge: no position restored', async () => {
     video.duration = Number.POSITIVE_INFINITY
-    video.readyState = 4
-    video.currentTime = 500
-    await advance(14_000)
+    await playing(500)
+    await advance(18_000)
     video.currentTime = 0
     video.loaded()
     expect(video.currentTime).toBe(0)
@@ -121,11 +98,89 @@ describe('SourceSwap', () => {
   it('restores the rate, and resumes a viewer who was playing', async () => {
     await playing(12)
     video.playbackRate = 1.5
-    video.dispatchEvent(new Event('pause'))
     video.paused = true
+    video.dispatchEvent(new Event('pause'))
     await advance(14_000)
+    expect(video.src).toContain('/tok0001plain/')
+    await video.play()
+    await advance(0)
     expect(video.src).toContain('/tok0002plain/')
     expect(video.playbackRate).toBe(1.5)
+    expect(video.paused).toBe(false)
+  })
+
+  it('a stall of a paused element is no reason to swap or recover', async () => {
+    video.readyState = 4
+    await advance(25_000) // refreshed, and the first token expired
+    video.dispatchEvent(new Event('stalled'))
+    await advance(0)
+    expect(swap.swaps).toEqual([])
+    expect(video.src).toContain('/tok0001plain/')
+  })
+
+  it('skips every swap that is handled elsewhere (a service worker seen moving the media)', async () => {
+    swap.destroy()
+    let elsewhere: boolean | undefined
+    swap = new SourceSwap(video as unknown as HTMLMediaElement, refresher, {
+      now: () => monotonic,
+      clock: time.clock,
+      timers: time.timers,
+      handledElsewhere: () => elsewhere,
+    })
+    swap.start(false)
+    await playing(3)
+    await advance(14_000) // refreshed
+    video.dispatchEvent(new Event('waiting')) // not known yet: deferred to the deadline
+    await advance(0)
+    expect(video.src).toContain('/tok0001plain/')
+    elsewhere = true
+    await advance(4000) // the deadline: handled elsewhere, so no swap
+    expect(video.src).toContain('/tok0001plain/')
+    expect(swap.swaps).toEqual([])
+    await advance(60_000) // and none after later refreshes either
+    expect(swap.swaps).toEqual([])
+  })
+
+  it('a not-yet-known answer at the deadline counts as no: the swap happens', async () => {
+    swap.destroy()
+    swap = new SourceSwap(video as unknown as HTMLMediaElement, refresher, {
+      now: () => monotonic,
+      clock: time.clock,
+      timers: time.timers,
+      handledElsewhere: () => undefined,
+    })
+    swap.start(false)
+    await playing(3)
+    await advance(18_000)
+    expect(video.src).toContain('/tok0002plain/')
+  })
+
+  it('an element that failed through a backend outage is revived once a token is back', async () => {
+    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+    swap.destroy()
+    refresher.destroy()
+    refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+    swap = new SourceSwap(video as unknown as HTMLMediaElement, refresher, {
+      now: () => monotonic,
+      clock: time.clock,
+      timers: time.timers,
+    })
+    swap.start()
+    await playing(3)
+    backend.fail(1_000_000)
+    await advance(25_000) // the token expired; the element fails on a 410
+    video.error = { code: 4 }
+    video.dispatchEvent(new Event('error'))
+    await advance(40_000) // the outage goes on: nothing to swap to
+    expect(swap.swaps).toEqual([])
+    expect(video.src).toContain('/tok0001plain/')
+    backend.fail(0)
+    await advance(4000)
+    expect(video.src).toContain(`/${refresher.record.token}/`)
+    expect(refresher.expired).toBe(false)
+    video.error = null
+    video.loaded()
+    expect(swap.swaps).toMatchObject([{ reason: 'rejected' }])
   })
 
   it('an element that failed on its token is recovered: one refresh, a swap, playing again', async () => {

@@ -27,6 +27,13 @@ export interface SourceSwapOptions {
   /** The wall clock the refresher uses (`Date.now`), and timers: injected for tests. */
   clock?: Clock
   timers?: Timers
+  /**
+   * Asked before each planned swap: whether something else keeps the element's requests on
+   * fresh pairs (a service worker that was seen moving them). `true` skips the swap, `false`
+   * swaps; `undefined` (not known yet) defers the swap to the latest moment (`marginMs` before
+   * the playing token expires), where it is taken as `false`. Default: always `false`.
+   */
+  handledElsewhere?: () => Promise<boolean | undefined> | boolean | undefined
 }
 
 interface Saved {
@@ -38,6 +45,8 @@ interface Saved {
 }
 
 const HAVE_FUTURE_DATA = 3
+// A recovery waits through an outage this many times `maxOutageWaitMs` (30 s: 10 min) at most.
+const MAX_OUTAGE_WAITS = 20
 
 /**
  * The native fallback without a service worker: keeps a `<video>` that plays HLS natively
@@ -45,10 +54,12 @@ const HAVE_FUTURE_DATA = 3
  * its state: VOD position, paused/playing, rate, text track (volume and muted survive a source
  * change); live goes back to the live edge.
  *
- * When it swaps: after each refresh, at once if the element is paused, waiting or failed
- * (nothing to lose), else at the first pause or stall, at the latest `marginMs` before the
- * playing URL's token expires. A playback error or a stall past the expiry triggers a refresh
- * (the core's `recover`) and a swap at once, at most `MAX_RECOVERY_RETRIES` times in a row.
+ * When it swaps: after each refresh, at once if the element is waiting or failed (nothing to
+ * lose), else at the first stall, at the latest `marginMs` before the playing URL's token
+ * expires. A paused element is not swapped at all until it is played again: then at once,
+ * before it asks for media with an old pair. A playback error or a stall past the expiry waits
+ * for a valid token (the core's `recover`; through a backend outage, until one arrives) and
+ * swaps, at most `MAX_RECOVERY_RETRIES` times in a row without playing in between.
  *
  * Events: `swap` (`CustomEvent<SwapMeasurement>`), `error` when a rejected token cannot be
  * recovered.
@@ -75,11 +86,14 @@ export class SourceSwap extends EventTarget {
   #timer: TimerHandle | undefined
   #clock: Clock
   #timers: Timers
+  #handledElsewhere: NonNullable<SourceSwapOptions['handledElsewhere']>
   #listening = false
   /** What the viewer wants, from play/pause events outside swaps (a swap pauses the element). */
   #wantsPlay = false
   /** Swaps forced by failures since the element last played: bounded by the core's policy. */
   #rejections = 0
+  /** A recovery waits for a valid token: later failures join it. */
+  #recovering = false
 
   constructor(video: HTMLMediaElement, refresher: TokenRefresher, options: SourceSwapOptions = {}) {
     super()
@@ -92,6 +106,7 @@ export class SourceSwap extends EventTarget {
       set: (callback, ms) => setTimeout(callback, ms),
       clear: (handle) => clearTimeout(handle),
     }
+    this.#handledElsewhere = options.handledElsewhere ?? (() => false)
   }
 
   /**
@@ -110,6 +125,8 @@ export class SourceSwap extends EventTarget {
       this.#video.addEventListener(type, this.#onIdle)
     this.#video.addEventListener('play', this.#onPlay)
     this.#video.addEventListener('error', this.#onError)
+    // protection that starts after a refresh (a player that set its source itself)
+    if (this.#refresher.url !== this.#playingUrl) this.#onRefresh()
   }
 
   /** Stops watching; the element keeps playing what it plays. */
@@ -134,35 +151,69 @@ export class SourceSwap extends EventTarget {
     if (this.#refresher.url === this.#playingUrl) return
     this.#due = true
     const video = this.#video
-    if (video.error) return this.#swap('rejected')
-    if (video.paused || video.readyState < HAVE_FUTURE_DATA || video.ended)
-      return this.#swap('refresh')
+    if (video.error) return void this.#recover()
+    // paused (or ended): nothing is fetched until it plays again, and #onPlay swaps then
+    if (video.paused || video.ended) return this.#clearTimer()
+    if (video.readyState < HAVE_FUTURE_DATA) return void this.#planned(false)
+    this.#armDeadline()
+  }
+
+  /** The latest moment for the due swap: `marginMs` before the playing token expires. */
+  #armDeadline(): void {
     this.#clearTimer()
     const wait = this.#expiresAt - this.#marginMs - this.#clock.now()
-    this.#timer = this.#timers.set(() => this.#swap('refresh'), Math.max(0, wait))
+    this.#timer = this.#timers.set(() => void this.#planned(true), Math.max(0, wait))
+  }
+
+  /** A due swap, unless the element's requests are kept fresh elsewhere (a service worker). */
+  async #planned(deadline: boolean): Promise<void> {
+    if (!this.#due || this.#swapping) return
+    const elsewhere = await this.#handledElsewhere()
+    if (!this.#due || !this.#listening) return
+    if (elsewhere === true) {
+      // the worker moves every request onto the current pair: the element plays that one
+      this.#due = false
+      this.#adopt(this.#refresher.url)
+    } else if (elsewhere === false || deadline) this.#swap('refresh')
+    else if (this.#timer === undefined) this.#armDeadline()
   }
 
   #onPlay = () => {
-    if (!this.#swapping) this.#wantsPlay = true
+    if (this.#swapping) return
+    this.#wantsPlay = true
+    // played after a pause: before the element asks for media with an old (maybe expired) pair
+    if (this.#due) void this.#planned(true)
+    else if (this.#clock.now() >= this.#expiresAt - this.#marginMs) void this.#recover(false)
   }
 
   #onIdle = (event: Event) => {
     if (this.#swapping) return
-    if (event.type === 'pause') this.#wantsPlay = false
-    if (this.#due) this.#swap('refresh')
+    if (event.type === 'pause') {
+      this.#wantsPlay = false
+      return this.#clearTimer()
+    }
+    // a paused element that stops loading is no stall
+    if (this.#video.paused) return
+    if (this.#due) void this.#planned(false)
     else if (this.#clock.now() >= this.#expiresAt) void this.#recover()
   }
 
   #onError = () => {
-    // a failed swap ends the swap; recovery below is bounded by the core (once per token)
+    // a failed swap ends the swap; recovery below is bounded by MAX_RECOVERY_RETRIES
     this.#swapping = false
-    if (this.#due) this.#swap('rejected')
-    else void this.#recover()
+    void this.#recover()
   }
 
-  /** The element failed or stalled on its token: one refresh through the core, then a swap. */
-  async #recover(): Promise<void> {
-    if (this.#rejections >= MAX_RECOVERY_RETRIES || !this.#refresher.recover(this.#playingUrl)) {
+  /**
+   * The element failed, stalled on its token or is played after its token expired: a token that
+   * is valid now (one refresh through the core; through a backend outage, as long as it lasts),
+   * then a swap at its position.
+   */
+  async #recover(refused = true): Promise<void> {
+    if (this.#recovering) return
+    const refresher = this.#refresher
+    const hopeless = this.#rejections >= MAX_RECOVERY_RETRIES || refresher.rejected
+    if (hopeless || (refused && !this.#due && !refresher.recover(this.#playingUrl))) {
       this.dispatchEvent(
         new CustomEvent('error', {
           detail: new Error('the CDN refused the token and no refresh can help'),
@@ -170,8 +221,25 @@ export class SourceSwap extends EventTarget {
       )
       return
     }
-    await this.#refresher.prepare(this.#playingUrl)
-    if (this.#listening && this.#refresher.url !== this.#playingUrl) this.#swap('rejected')
+    this.#recovering = true
+    try {
+      await refresher.prepare(this.#playingUrl)
+      // an outage longer than a token's life: prepare() holds up to maxOutageWaitMs at a time
+      for (let i = 0; i < MAX_OUTAGE_WAITS; i++) {
+        if (!this.#listening || !refresher.expired || refresher.rejected) break
+        await refresher.prepare(refresher.url)
+      }
+    } finally {
+      this.#recovering = false
+    }
+    if (this.#listening && (this.#video.error || this.#refresher.url !== this.#playingUrl))
+      this.#swap('rejected')
+  }
+
+  /** The element's requests now carry `url`'s pair (swapped to it, or moved by a worker). */
+  #adopt(url: string): void {
+    this.#playingUrl = url
+    this.#expiresAt = this.#expiryOf(url)
   }
 
   #swap(reason: SwapMeasurement['reason']): void {
@@ -183,8 +251,7 @@ export class SourceSwap extends EventTarget {
     const saved = this.#save()
     const started = this.#now()
     this.#swapping = true
-    this.#playingUrl = this.#refresher.url
-    this.#expiresAt = this.#expiryOf(this.#playingUrl)
+    this.#adopt(this.#refresher.url)
     video.src = this.#playingUrl
     // Before metadata this sets the default playback start position: the element loads the
     // segment at the old position first instead of the first segment.

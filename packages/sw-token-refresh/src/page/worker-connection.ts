@@ -18,6 +18,7 @@ const entryOf = (refresher: TokenRefresher): RecordEntry => ({
   record: refresher.record,
   ipBound: refresher.ipBound,
   staleAt: refresher.staleAt,
+  expiresAt: refresher.expiresAt,
 })
 
 /**

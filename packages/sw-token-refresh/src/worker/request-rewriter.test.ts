@@ -12,9 +12,14 @@ beforeEach(() => {
 })
 
 /** What the worker answers for `url`, and the URLs it really sent. */
-const play = async (url: string, clientId = 'tab-1', init?: RequestInit) => {
+const play = async (
+  url: string,
+  clientId = 'tab-1',
+  init?: RequestInit,
+  destination: RequestDestination = '',
+) => {
   const before = world.cdn.sent.length
-  const pending = world.worker.handle(mediaRequest(url, init), clientId)
+  const pending = world.worker.handle(mediaRequest(url, init, destination), clientId)
   const response = await pending
   return {
     handled: pending !== undefined,
@@ -171,13 +176,58 @@ describe('RequestRewriter', () => {
     expect(next.sent).toHaveLength(1) // remembered: no second cors attempt
   })
 
-  it("counts what it moved, for the page's detection", async () => {
+  it("counts what it moved, for the page's detection: a media element's own media apart", async () => {
     const page = world.page('tab-1')
     const refresher = await page.open('12345_demo')
-    await play(refresher.url)
-    await play(new URL('v0/seg_000.ts', refresher.url).href)
+    await play(refresher.url, 'tab-1', {}, 'video')
+    await play(new URL('v0/seg_000.ts', refresher.url).href) // a player's fetch: destination ''
     await play(new URL('v0/key.bin', refresher.url).href)
-    expect(await page.connection.seen(refresher.url)).toEqual({ playlists: 1, media: 2 })
+    expect(await page.connection.seen(refresher.url)).toEqual({
+      playlists: 1,
+      media: 2,
+      element: 0,
+    })
+    await play(new URL('v0/seg_001.ts', refresher.url).href, 'tab-1', {}, 'video')
+    expect((await page.connection.seen(refresher.url))?.element).toBe(1)
+  })
+
+  it('holds a request through a backend outage longer than the token: no expired pair leaves', async () => {
+    const page = world.page('tab-1')
+    const refresher = await page.open('12345_demo')
+    page.backends.get('12345_demo')?.fail(1_000_000)
+    await time.advance(22_000) // the token expired 2 s ago; every refresh failed
+    expect(refresher.expired).toBe(true)
+    const sentBefore = world.cdn.sent.length
+    const pending = play(new URL('v0/seg_010.ts', refresher.url).href, 'tab-1', {}, 'video')
+    await time.advance(40_000) // longer than the page holds one answer (30 s): asked again
+    expect(world.cdn.sent.length).toBe(sentBefore)
+    page.backends.get('12345_demo')?.fail(0) // the backend is back
+    await time.advance(4000) // the next retry (every 1.5-3 s while playback waits)
+    const result = await pending
+    expect(result.status).toBe(200)
+    expect(result.sent).toEqual([
+      `/videos/12345_demo/${refresher.record.token}/${refresher.record.expires}/v0/seg_010.ts 200`,
+    ])
+  })
+
+  it('an outage hold is bounded (outageHoldMs), and ends with the request when it is aborted', async () => {
+    const page = world.page('tab-1')
+    const refresher = await page.open('12345_demo')
+    page.backends.get('12345_demo')?.fail(1_000_000)
+    await time.advance(22_000)
+    const aborting = new AbortController()
+    const aborted = play(new URL('v0/seg_010.ts', refresher.url).href, 'tab-1', {
+      signal: aborting.signal,
+    }).catch((error: unknown) => error)
+    const bounded = play(new URL('v0/seg_011.ts', refresher.url).href)
+    await time.advance(5000)
+    aborting.abort()
+    await time.advance(40_000)
+    expect(await aborted).toMatchObject({ name: 'AbortError' })
+    // the CDN never saw the abandoned request
+    expect(world.cdn.sent.filter((entry) => entry.url.includes('seg_010'))).toEqual([])
+    await time.advance(90_000) // past 120 s: it leaves, and the CDN answers what it answers
+    expect((await bounded).status).toBe(410)
   })
 
   it('a tab that closes forgets its own record only: another tab of the video keeps playing', async () => {

@@ -29,6 +29,12 @@ export interface RequestRewriterOptions {
   askTimeoutMs?: number
   /** How long a request waits for a page's refresh (ms). Default 8000. */
   refreshTimeoutMs?: number
+  /**
+   * Once the token has expired (a token backend outage longer than its life), how long a request
+   * is held for the next record before it leaves anyway (ms). Default 120000. A native player
+   * turns the CDN's 410 into a fatal error, so waiting (a stall) is the better failure.
+   */
+  outageHoldMs?: number
 }
 
 interface Slot {
@@ -45,6 +51,12 @@ interface Slot {
 
 // Pages that said they protect no video of a host+path stay unasked for this long (ms).
 const UNOWNED_MS = 5000
+// A page holds a request during an outage up to its `maxOutageWaitMs` (30 s by default): asked
+// while the token is expired, it is given that long and a little more to answer (ms).
+const OUTAGE_ASK_MS = 35_000
+// While held, a page that answered at once with the same expired record is asked again after (ms).
+const OUTAGE_POLL_MS = 1000
+const ELEMENT_DESTINATIONS = new Set(['audio', 'video', 'track'])
 
 const scopeKey = (url: string): string => {
   const parsed = new URL(url)
@@ -60,7 +72,9 @@ const scopeKey = (url: string): string => {
  * - Records come from pages (`token-refresh:record`); the newest per video wins (several tabs).
  * - A request for a tokenised URL that matches no record (the worker was restarted) first reads
  *   the persisted copy, then asks the pages, and only then goes out unchanged.
- * - Inside the lead window the owning page is asked to refresh first (bounded wait).
+ * - Inside the lead window the owning page is asked to refresh first (bounded wait); once the
+ *   token has expired (a backend outage), the request is held until the next record arrives
+ *   (up to `outageHoldMs`): a native player would turn the 410 into a fatal error.
  * - A request already on a newer pair than the worker's (a player with hooks) goes out as is.
  * - A 403/410 answer asks the page to recover (the core's `recover`) and retries once.
  * - It stores no media and touches no request without a token pair of a known video.
@@ -91,6 +105,7 @@ export class RequestRewriter {
       now: () => Date.now(),
       askTimeoutMs: 1000,
       refreshTimeoutMs: 8000,
+      outageHoldMs: 120_000,
       store: undefined,
       ...options,
     }
@@ -118,7 +133,7 @@ export class RequestRewriter {
         if (slot.rewrite(message.url) && (slot.clientId === clientId || !slot.clientId))
           this.#slots.delete(key)
     } else if (message.kind === 'token-refresh:seen') {
-      reply = { playlists: 0, media: 0 }
+      reply = { playlists: 0, media: 0, element: 0 }
       for (const slot of this.#slots.values()) if (slot.rewrite(message.url)) reply = slot.seen
     }
     port?.postMessage(reply)
@@ -127,22 +142,21 @@ export class RequestRewriter {
   }
 
   async #respond(request: Request, clientId: string): Promise<Response> {
-    let slot = await this.#slotFor(request.url, clientId)
-    if (!slot) return this.#options.fetch(request)
-    if (this.#options.now() >= slot.entry.staleAt && this.#options.now() >= slot.quietUntil)
-      slot =
-        (await this.#askOwner(
-          slot,
-          { kind: 'token-refresh:prepare', url: request.url },
-          clientId,
-        )) ?? slot
+    const found = await this.#slotFor(request.url, clientId)
+    if (!found) return this.#options.fetch(request)
+    const slot = await this.#fresh(found, request, clientId)
+    // the player gave up on it while it was held: nothing to send
+    request.signal.throwIfAborted()
     // A sender with a newer pair than the worker's (a player with its own hooks) knows better:
     // never move a request onto an older token.
     if ((findTokenPair(request.url)?.expires ?? 0) > slot.entry.record.expires)
       return this.#options.fetch(request)
     const target = slot.rewrite(request.url) ?? request.url
     if (isPlaylist(target)) slot.seen.playlists++
-    else slot.seen.media++
+    else {
+      slot.seen.media++
+      if (ELEMENT_DESTINATIONS.has(request.destination)) slot.seen.element++
+    }
     const response = await this.#send(request, target)
     if (!isTokenRejection(response.status)) return response
     const fresh = await this.#askOwner(
@@ -153,6 +167,27 @@ export class RequestRewriter {
     const retry = fresh?.rewrite(request.url)
     if (!retry || retry === target) return response
     return this.#send(request, retry)
+  }
+
+  /**
+   * The slot with a pair worth sending: inside the lead window the owner refreshes first; past
+   * the expiry (an outage) the request waits for the next record, asking again while it lasts.
+   */
+  async #fresh(found: Slot, request: Request, clientId: string): Promise<Slot> {
+    const { now, outageHoldMs } = this.#options
+    const question = { kind: 'token-refresh:prepare', url: request.url } as const
+    let slot = found
+    const expired = () => now() >= (slot.entry.expiresAt ?? Number.POSITIVE_INFINITY)
+    if (!expired() && now() >= slot.entry.staleAt && now() >= slot.quietUntil)
+      slot = (await this.#askOwner(slot, question, clientId)) ?? slot
+    const holdUntil = now() + outageHoldMs
+    while (expired() && now() < holdUntil) {
+      if (request.signal.aborted) break
+      const before = slot.entry
+      slot = (await this.#askOwner(slot, question, clientId, OUTAGE_ASK_MS)) ?? slot
+      if (slot.entry === before) await new Promise((resolve) => setTimeout(resolve, OUTAGE_POLL_MS))
+    }
+    return slot
   }
 
   #find(url: string, clientId: string): Slot | undefined {
@@ -196,6 +231,7 @@ export class RequestRewriter {
     slot: Slot,
     question: { kind: 'token-refresh:prepare' | 'token-refresh:recover'; url: string },
     clientId: string,
+    timeoutMs = this.#options.refreshTimeoutMs,
   ): Promise<Slot | undefined> {
     // prepare questions are shared; a recover is about one URL and always asked
     if (question.kind === 'token-refresh:prepare' && slot.asking) return slot.asking
@@ -203,9 +239,7 @@ export class RequestRewriter {
       const client =
         (await this.#options.clients.get(slot.clientId)) ??
         (await this.#options.clients.get(clientId))
-      const answer = client
-        ? await ask<Answer>(client, question, this.#options.refreshTimeoutMs)
-        : undefined
+      const answer = client ? await ask<Answer>(client, question, timeoutMs) : undefined
       const [entry] = answer?.entries ?? []
       if (!entry) {
         slot.quietUntil = this.#options.now() + 2000
@@ -235,7 +269,7 @@ export class RequestRewriter {
       entry,
       rewrite,
       clientId: clientId || existing?.clientId || '',
-      seen: existing?.seen ?? { playlists: 0, media: 0 },
+      seen: existing?.seen ?? { playlists: 0, media: 0, element: 0 },
       quietUntil: 0,
     }
     this.#slots.set(key, slot)

@@ -1,0 +1,158 @@
+// @vitest-environment happy-dom
+import { type FakeTime, fakeTime } from '@proj/token-refresh/testing'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { FakeVideo } from '../../test/fake-video.ts'
+import { type FakePage, fakeWorld, mediaRequest } from '../../test/harness.ts'
+import { protectNativePlayback } from './protect-native.ts'
+import type { TokenRefreshWorker } from './worker-connection.ts'
+
+let time: FakeTime
+let world: ReturnType<typeof fakeWorld>
+let page: FakePage
+let video: FakeVideo
+
+beforeEach(() => {
+  time = fakeTime()
+  world = fakeWorld(time)
+  page = world.page('tab-1')
+  video = new FakeVideo()
+  vi.spyOn(console, 'info').mockImplementation(() => undefined)
+})
+
+const element = () => video as unknown as HTMLMediaElement
+const clocked = () => ({ clock: time.clock, timers: time.timers })
+/** Lets the worker's answers (MessageChannel ports) arrive. */
+const messages = () => new Promise((resolve) => setTimeout(resolve, 20))
+
+/** The element plays and fetches a segment of its video through the worker, as Chromium does. */
+const playThroughWorker = async (url: string, destination: RequestDestination = 'video') => {
+  await video.play()
+  video.loaded()
+  const response = world.worker.handle(
+    mediaRequest(new URL('v0/seg_000.ts', url).href, {}, destination),
+    page.id,
+  )
+  expect((await response)?.status).toBe(200)
+}
+
+describe('protectNativePlayback, auto', () => {
+  it('gives the element its source at once: the first frame never waits for the worker', async () => {
+    const refresher = await page.open('12345_demo')
+    let connect: ((worker: TokenRefreshWorker) => void) | undefined
+    const pending = new Promise<TokenRefreshWorker>((resolve) => {
+      connect = resolve
+    })
+    const protection = await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      worker: pending,
+    })
+    expect(video.src).toBe(refresher.url)
+    expect(protection.mode).toBe('swap') // nothing else protects it yet
+    connect?.(page.connection)
+    await time.advance(0)
+    expect(protection.mode).toBe('service-worker')
+  })
+
+  it('the worker was seen moving the element’s media: no swap at any expiry, ever', async () => {
+    const refresher = await page.open('12345_demo')
+    const first = refresher.url
+    const protection = await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      worker: page.connection,
+    })
+    await time.advance(0)
+    await playThroughWorker(first)
+    for (let i = 0; i < 7; i++) {
+      await time.advance(10_000) // 4 refreshes, each past its deadline
+      await messages()
+    }
+    expect(refresher.refreshCount).toBeGreaterThanOrEqual(4)
+    expect(video.src).toBe(first)
+    expect(protection.swaps).toEqual([])
+    expect(protection.mode).toBe('service-worker')
+  })
+
+  it('a swap falls due and the worker saw none of the element’s media: swaps take over', async () => {
+    const refresher = await page.open('12345_demo')
+    const protection = await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      worker: page.connection,
+    })
+    await time.advance(0)
+    // only another player's fetches (destination '') went through the worker
+    await playThroughWorker(refresher.url, '')
+    await time.advance(14_000) // refreshed: not known yet, so the swap waits for its deadline
+    expect(video.src).toContain('/tok0001plain/')
+    expect(protection.mode).toBe('service-worker')
+    await time.advance(4000) // 2 s before the first token expires
+    await messages()
+    expect(video.src).toContain('/tok0002plain/')
+    video.loaded()
+    expect(protection.mode).toBe('swap')
+    expect(protection.swaps).toMatchObject([{ reason: 'refresh' }])
+    expect(console.info).toHaveBeenCalledWith(expect.stringContaining('source swaps take over'))
+  })
+
+  it('without a worker (none given, or registration failed) the swap protects from the start', async () => {
+    const refresher = await page.open('12345_demo')
+    const failed = Promise.reject(new Error('registering failed'))
+    const protection = await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      worker: failed,
+    })
+    await time.advance(0)
+    expect(protection.mode).toBe('swap')
+    await video.play()
+    video.loaded()
+    await time.advance(18_000)
+    expect(video.src).toContain('/tok0002plain/')
+  })
+
+  it('destroy() releases the worker and stops swapping; the element keeps its source', async () => {
+    const refresher = await page.open('12345_demo')
+    const protection = await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      mode: 'swap',
+    })
+    const source = video.src
+    protection.destroy()
+    await video.play()
+    video.loaded()
+    await time.advance(30_000)
+    expect(video.src).toBe(source)
+  })
+})
+
+describe('protectNativePlayback, service-worker', () => {
+  it('throws without a worker, before touching the element', async () => {
+    const refresher = await page.open('12345_demo')
+    await expect(
+      protectNativePlayback(element(), refresher, { mode: 'service-worker' }),
+    ).rejects.toThrow(/no worker/)
+    expect(video.src).toBe('')
+  })
+
+  it('never swaps on refresh, but revives an element that failed, at its position', async () => {
+    const refresher = await page.open('12345_demo')
+    const protection = await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      mode: 'service-worker',
+      worker: page.connection,
+    })
+    await video.play()
+    video.loaded()
+    await time.advance(30_000)
+    expect(protection.swaps).toEqual([])
+    video.currentTime = 29
+    video.error = { code: 4 }
+    video.dispatchEvent(new Event('error'))
+    await time.advance(0)
+    expect(video.src).toBe(refresher.url)
+    video.error = null
+    video.currentTime = 0
+    video.loaded()
+    expect(video.currentTime).toBe(29)
+    expect(protection.swaps).toMatchObject([{ reason: 'rejected' }])
+    expect(protection.mode).toBe('service-worker')
+  })
+})
