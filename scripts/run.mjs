@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs a root pnpm script on a bare machine with only Node (any version ≥ 18) and npm:
-//   1. uses the pinned pnpm (package.json "packageManager"); when the machine has another or none,
+//   1. uses the pinned pnpm (package.json "tools.pnpm"); when the machine has another or none,
 //      installs the pinned one from the npm registry into .tmp/ (once, about 3 s);
 //   2. `pnpm install`, which also brings Node 24 from the npm registry (root devDependency "node");
 //   3. `pnpm run <script>`: scripts run under that Node 24 (node_modules/.bin is first on PATH).
@@ -20,9 +20,11 @@ if (!script) {
   process.exit(2)
 }
 
-const pinned = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split(
-  '@',
-)[1]
+// The pin is not "packageManager": with that field pnpm 12 looks up every platform build of
+// itself on the registry before each command, warns on every run that the registry lacks one
+// (@pnpm/exe.netbsd-x64) and fails about one run in eight with ERR_PNPM_BAD_CONFIG_DEP
+// (measured here: 1 of 8 runs with the field, 0 of 10 without; the same with devEngines).
+const pinned = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).tools.pnpm
 
 const findPnpm = () => {
   const onPath = spawnSync('sh', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim()
