@@ -332,6 +332,19 @@ export const test = base.extend<{ traffic: TrafficLog; player: PlayerName }>({
                 fatal: state.fatal,
                 currentTime: state.video?.currentTime,
                 mediaError: state.video?.error?.message,
+                // what the element itself says: loading, buffered, playing or not
+                element: state.video && {
+                  connected: state.video.isConnected,
+                  readyState: state.video.readyState,
+                  networkState: state.video.networkState,
+                  paused: state.video.paused,
+                  muted: state.video.muted,
+                  src: state.video.currentSrc,
+                  buffered: Array.from({ length: state.video.buffered.length }, (_, i) => [
+                    state.video?.buffered.start(i),
+                    state.video?.buffered.end(i),
+                  ]),
+                },
               },
             ]),
           )

@@ -148,6 +148,13 @@ const startVideojs = async () => {
   } else say = showStatic('videojs')
   player.on('playing', () => say('playing', false))
   player.on('waiting', () => say('buffering', false))
+  // video.js's muted autoplay is one play() at loadstart; when the browser refuses or aborts
+  // it (seen rarely with native HLS on a busy machine), the page starts playback itself, as it
+  // does for the other players, and says so in the console
+  player.on('autoplay-failure', () => {
+    console.info('[demo] video.js autoplay failed: starting playback from the page')
+    player.play()?.catch(() => say('press play', false))
+  })
   player.on('error', () => {
     const message = player.error()?.message ?? 'unknown'
     state.fatal.push(message)

@@ -132,6 +132,26 @@ describe('protectNativePlayback, service-worker', () => {
     expect(video.src).toBe('')
   })
 
+  it('an element stalled through an outage is left to the worker: no reload when the token is back', async () => {
+    const refresher = await page.open('12345_demo')
+    const protection = await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      mode: 'service-worker',
+      worker: page.connection,
+    })
+    await video.play()
+    video.loaded()
+    page.backends.get('12345_demo')?.fail(1_000_000)
+    await time.advance(30_000) // the token expired; the worker holds the element's requests
+    video.dispatchEvent(new Event('waiting'))
+    await time.advance(10_000)
+    page.backends.get('12345_demo')?.fail(0)
+    await time.advance(35_000) // the next retry (30 s apart while nothing asks for media)
+    expect(refresher.expired).toBe(false)
+    expect(protection.swaps).toEqual([])
+    expect(video.src).toContain('/tok0001plain/')
+  })
+
   it('never swaps on refresh, but revives an element that failed, at its position', async () => {
     const refresher = await page.open('12345_demo')
     const protection = await protectNativePlayback(element(), refresher, {
@@ -146,12 +166,16 @@ describe('protectNativePlayback, service-worker', () => {
     video.currentTime = 29
     video.error = { code: 4 }
     video.dispatchEvent(new Event('error'))
+    // Chromium pauses a failed element after its error event: the viewer did not
+    video.paused = true
+    video.dispatchEvent(new Event('pause'))
     await time.advance(0)
     expect(video.src).toBe(refresher.url)
     video.error = null
     video.currentTime = 0
     video.loaded()
     expect(video.currentTime).toBe(29)
+    expect(video.paused).toBe(false) // playing again, as before the failure
     expect(protection.swaps).toMatchObject([{ reason: 'rejected' }])
     expect(protection.mode).toBe('service-worker')
   })

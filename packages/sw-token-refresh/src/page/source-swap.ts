@@ -183,19 +183,30 @@ export class SourceSwap extends EventTarget {
     this.#wantsPlay = true
     // played after a pause: before the element asks for media with an old (maybe expired) pair
     if (this.#due) void this.#planned(true)
-    else if (this.#clock.now() >= this.#expiresAt - this.#marginMs) void this.#recover(false)
+    else if (this.#clock.now() >= this.#expiresAt - this.#marginMs) void this.#catchUp(false)
   }
 
   #onIdle = (event: Event) => {
     if (this.#swapping) return
     if (event.type === 'pause') {
-      this.#wantsPlay = false
+      // a failed element is paused by the browser (after its error event), not by the viewer
+      if (!this.#video.error) this.#wantsPlay = false
       return this.#clearTimer()
     }
     // a paused element that stops loading is no stall
     if (this.#video.paused) return
     if (this.#due) void this.#planned(false)
-    else if (this.#clock.now() >= this.#expiresAt) void this.#recover()
+    else if (this.#clock.now() >= this.#expiresAt) void this.#catchUp(true)
+  }
+
+  /**
+   * The element stalls or starts past its token's life, with no new token yet (an outage): a
+   * swap once one is valid, unless its requests are kept fresh elsewhere (a worker holds them
+   * until then: the element goes on by itself, and a reload would only cost a restart).
+   */
+  async #catchUp(refused: boolean): Promise<void> {
+    if ((await this.#handledElsewhere()) === true) return
+    await this.#recover(refused)
   }
 
   #onError = () => {

@@ -1,0 +1,111 @@
+// Native playback (Chromium's built-in HLS, no hooks) through what users do to it: a token
+// backend outage longer than a token's life, with the service worker and with source swaps, and
+// a long pause with the swap. The hook players pass the same outage in long-outage.spec.ts.
+import type { Page, Route } from '@playwright/test'
+import { demoUrl, expect, probe, test, waitForPlayback } from '../support/demo.ts'
+
+const native = 'native' as const
+const OUTAGE_MS = 45_000
+
+/**
+ * The token backend answers 503 for `OUTAGE_MS`, from 2 s after the first refresh (call 3: call 1
+ * finds the CDN, call 2 is the player's first token). Resolves with the outage's window.
+ */
+const injectOutage = async (page: Page) => {
+  const window = { from: 0, until: Number.POSITIVE_INFINITY }
+  let calls = 0
+  await page.route(/:\d+\/token\?/, async (route: Route) => {
+    calls++
+    if (calls === 3) {
+      window.from = Date.now() + 2000
+      window.until = window.from + OUTAGE_MS
+    }
+    const now = Date.now()
+    if (now >= window.from && now < window.until && calls > 3)
+      return route.fulfill({
+        status: 503,
+        headers: { 'access-control-allow-origin': '*' },
+        contentType: 'application/json',
+        body: '{"error":"injected outage"}',
+      })
+    return route.continue()
+  })
+  return window
+}
+
+/** Resolves with how long after `since` playback moved again (two samples 500 ms apart). */
+const resumedAfter = async (page: Page, since: number) => {
+  const moving = async () => {
+    const from = (await probe(page, native)).time
+    await page.waitForTimeout(500)
+    return (await probe(page, native)).time > from + 0.2
+  }
+  await expect.poll(moving, { timeout: 20_000, intervals: [0] }).toBe(true)
+  return Date.now() - since - 500
+}
+
+for (const [mode, type] of [
+  ['service-worker', 'live'],
+  ['service-worker', 'vod'],
+  ['swap', 'live'],
+] as const)
+  test(`native + ${mode}, ${type}: a 45-s backend outage, longer than the token's life`, async ({
+    page,
+    traffic,
+  }) => {
+    const outage = await injectOutage(page)
+    await page.goto(demoUrl({ player: native, type, mode, expire: 20, lead: 6 }))
+    await page.evaluate(() => {
+      ;(window as unknown as { notReloaded: boolean }).notReloaded = true
+    })
+    await waitForPlayback(page, native)
+    await expect.poll(() => outage.until, { timeout: 30_000 }).toBeLessThan(Date.now() + 60_000)
+    await page.waitForTimeout(Math.max(0, outage.until - Date.now()))
+
+    const resumedAfterMs = await resumedAfter(page, outage.until)
+    console.log(`native + ${mode}, ${type}: playing again ${resumedAfterMs} ms after the backend`)
+    expect(resumedAfterMs).toBeLessThanOrEqual(8000)
+    const state = await probe(page, native)
+    expect(state.mode).toBe(mode)
+    expect(
+      await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded),
+    ).toBe(true)
+    if (mode === 'service-worker') {
+      // the worker held requests while the token was dead: no expired pair reached the CDN
+      expect(traffic.sent.filter((entry) => entry.status !== 200)).toEqual([])
+      // VOD waits on its held request and never fails; a live element held for half a minute
+      // may (its window moved on), and was revived above
+      if (type === 'vod') expect(state.fatal).toEqual([])
+    }
+  })
+
+test('native + swap, vod: paused 50 s (two token lifetimes), then played: no swap while paused, a short one at play', async ({
+  page,
+  traffic,
+}) => {
+  await page.goto(demoUrl({ player: native, type: 'vod', mode: 'swap', expire: 20, lead: 6 }))
+  await waitForPlayback(page, native)
+  await page.waitForTimeout(2000)
+  await page.evaluate(() => {
+    const video = document.querySelector('#native video') as HTMLVideoElement
+    video.pause()
+  })
+  const pausedAt = (await probe(page, native)).time
+  await page.waitForTimeout(50_000)
+  const during = await probe(page, native)
+  expect(during.swaps).toEqual([])
+  const playedAt = Date.now()
+  await page.evaluate(() => (document.querySelector('#native video') as HTMLVideoElement).play())
+  await expect
+    .poll(async () => (await probe(page, native)).time, { timeout: 10_000, intervals: [100] })
+    .toBeGreaterThan(pausedAt + 0.3)
+  const stallMs = Date.now() - playedAt
+  console.log(`native + swap after a 50-s pause: playing again after ${stallMs} ms`)
+  // one swap's gap (a reload of master, playlist and segment); the worker needs none
+  expect(stallMs).toBeLessThan(3000)
+  const state = await probe(page, native)
+  expect(state.fatal).toEqual([])
+  expect(state.swaps).toHaveLength(1)
+  expect(state.swaps[0]?.driftSeconds).toBeLessThan(0.5)
+  expect(traffic.rejected()).toEqual([])
+})
