@@ -124,6 +124,19 @@ describe('protectNativePlayback, auto', () => {
 })
 
 describe('protectNativePlayback, service-worker', () => {
+  /** A playing element protected by the worker alone. */
+  const protectedByWorker = async () => {
+    const refresher = await page.open('12345_demo')
+    const protection = await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      mode: 'service-worker',
+      worker: page.connection,
+    })
+    await video.play()
+    video.loaded()
+    return { refresher, protection }
+  }
+
   it('throws without a worker, before touching the element', async () => {
     const refresher = await page.open('12345_demo')
     await expect(
@@ -133,14 +146,7 @@ describe('protectNativePlayback, service-worker', () => {
   })
 
   it('an element stalled through an outage is left to the worker: no reload when the token is back', async () => {
-    const refresher = await page.open('12345_demo')
-    const protection = await protectNativePlayback(element(), refresher, {
-      ...clocked(),
-      mode: 'service-worker',
-      worker: page.connection,
-    })
-    await video.play()
-    video.loaded()
+    const { refresher, protection } = await protectedByWorker()
     page.backends.get('12345_demo')?.fail(1_000_000)
     await time.advance(30_000) // the token expired; the worker holds the element's requests
     video.dispatchEvent(new Event('waiting'))
@@ -153,14 +159,7 @@ describe('protectNativePlayback, service-worker', () => {
   })
 
   it('never swaps on refresh, but revives an element that failed, at its position', async () => {
-    const refresher = await page.open('12345_demo')
-    const protection = await protectNativePlayback(element(), refresher, {
-      ...clocked(),
-      mode: 'service-worker',
-      worker: page.connection,
-    })
-    await video.play()
-    video.loaded()
+    const { refresher, protection } = await protectedByWorker()
     await time.advance(30_000)
     expect(protection.swaps).toEqual([])
     video.currentTime = 29

@@ -118,16 +118,21 @@ describe('SourceSwap', () => {
     expect(video.src).toContain('/tok0001plain/')
   })
 
-  it('skips every swap that is handled elsewhere (a service worker seen moving the media)', async () => {
+  /** Replaces the swap under test with one that asks `handledElsewhere`. */
+  const swapAsking = (handledElsewhere: () => boolean | undefined) => {
     swap.destroy()
-    let elsewhere: boolean | undefined
     swap = new SourceSwap(video as unknown as HTMLMediaElement, refresher, {
       now: () => monotonic,
       clock: time.clock,
       timers: time.timers,
-      handledElsewhere: () => elsewhere,
+      handledElsewhere,
     })
     swap.start(false)
+  }
+
+  it('skips every swap that is handled elsewhere (a service worker seen moving the media)', async () => {
+    let elsewhere: boolean | undefined
+    swapAsking(() => elsewhere)
     await playing(3)
     await advance(14_000) // refreshed
     video.dispatchEvent(new Event('waiting')) // not known yet: deferred to the deadline
@@ -142,14 +147,7 @@ describe('SourceSwap', () => {
   })
 
   it('a not-yet-known answer at the deadline counts as no: the swap happens', async () => {
-    swap.destroy()
-    swap = new SourceSwap(video as unknown as HTMLMediaElement, refresher, {
-      now: () => monotonic,
-      clock: time.clock,
-      timers: time.timers,
-      handledElsewhere: () => undefined,
-    })
-    swap.start(false)
+    swapAsking(() => undefined)
     await playing(3)
     await advance(18_000)
     expect(video.src).toContain('/tok0002plain/')
