@@ -145,14 +145,13 @@ const startNative = async () => {
   video.hidden = false
   onFirstFrame(video)
   if (tokenUrl) {
-    const { protectNativePlayback, registerTokenRefreshWorker } = await import(
-      '@proj/sw-token-refresh'
-    )
-    const { TokenRefresher } = await import('@proj/token-refresh')
-    // a page that protects native playback registers its worker first thing
+    const [{ protectNativePlayback, registerTokenRefreshWorker }, { TokenRefresher }] =
+      await Promise.all([import('@proj/sw-token-refresh'), import('@proj/token-refresh')])
+    // a page that protects native playback registers its worker first thing; in the default
+    // (auto) mode the element gets its source at once and the worker takes over when it is there
     const worker = registerTokenRefreshWorker({ url: '/token-refresh-sw.js' })
     const refresher = await TokenRefresher.create(options)
-    await protectNativePlayback(video, refresher, { worker, mode: 'service-worker' })
+    await protectNativePlayback(video, refresher, { worker })
   } else video.src = src
   await video.play()
 }
