@@ -184,7 +184,10 @@ describe('attachNative (browsers where Hls.isSupported() is false)', () => {
     const protection = await refresh.attachNative(video, { mode: 'swap' })
     expect(protection.mode).toBe('swap')
     expect(video.src).toBe(refresh.url)
-    await time.advance(14_000) // refreshed while the element is not playing: swapped at once
+    await time.advance(14_000) // refreshed while the element is paused: no swap yet…
+    expect(video.src).toContain('/tok0001plain/')
+    video.dispatchEvent(new Event('play')) // …until it is played again
+    await time.advance(0)
     expect(video.src).toContain('/tok0002plain/')
     protection.destroy()
   })

@@ -207,8 +207,11 @@ describe('native playback (no VHS on the tech)', () => {
     const protection = await plugin?.native
     expect(protection?.mode).toBe('swap')
     element.src = plugin?.refresher?.url ?? ''
-    // a refresh while paused swaps the element to the new pair at once
+    // a refresh while paused: no swap until the element is played again, then at once
     await time.advance(14_000)
+    expect(element.src).toContain('/tok0001plain/')
+    element.dispatchEvent(new Event('play'))
+    await time.advance(0)
     expect(element.src).toContain('/tok0002plain/')
     player.dispose()
   })
