@@ -79,11 +79,11 @@ for (const [mode, type] of [
     }
   })
 
-test('native + swap, vod: paused 50 s (two token lifetimes), then played: no swap while paused, a short one at play', async ({
+test('native + swap, vod: paused 30 s (two and a half token lifetimes), then played: no swap while paused, a short one at play', async ({
   page,
   traffic,
 }) => {
-  await page.goto(demoUrl({ player: native, type: 'vod', mode: 'swap', expire: 20, lead: 6 }))
+  await page.goto(demoUrl({ player: native, type: 'vod', mode: 'swap', expire: 12, lead: 3 }))
   await waitForPlayback(page, native)
   await page.waitForTimeout(2000)
   await page.evaluate(() => {
@@ -91,7 +91,7 @@ test('native + swap, vod: paused 50 s (two token lifetimes), then played: no swa
     video.pause()
   })
   const pausedAt = (await probe(page, native)).time
-  await page.waitForTimeout(50_000)
+  await page.waitForTimeout(30_000)
   const during = await probe(page, native)
   expect(during.swaps).toEqual([])
   const playedAt = Date.now()
@@ -100,7 +100,7 @@ test('native + swap, vod: paused 50 s (two token lifetimes), then played: no swa
     .poll(async () => (await probe(page, native)).time, { timeout: 10_000, intervals: [100] })
     .toBeGreaterThan(pausedAt + 0.3)
   const stallMs = Date.now() - playedAt
-  console.log(`native + swap after a 50-s pause: playing again after ${stallMs} ms`)
+  console.log(`native + swap after a 30-s pause: playing again after ${stallMs} ms`)
   // one swap's gap (a reload of master, playlist and segment); the worker needs none
   expect(stallMs).toBeLessThan(3000)
   const state = await probe(page, native)

@@ -43,9 +43,9 @@ test('native + swap, live on a mobile network (1.6 Mbit/s, 150 ms): every swap m
   const cdp = await page.context().newCDPSession(page)
   await cdp.send('Network.enable')
   await cdp.send('Network.emulateNetworkConditions', MOBILE)
-  await page.goto(demoUrl({ player: native, type: 'live', mode: 'swap', expire: 30, lead: 8 }))
+  await page.goto(demoUrl({ player: native, type: 'live', mode: 'swap', expire: 20, lead: 6 }))
   await waitForPlayback(page, native)
-  await page.waitForTimeout(100_000)
+  await page.waitForTimeout(50_000)
   const state = await probe(page, native)
   await testInfo.attach('swaps.json', {
     body: JSON.stringify(state.swaps, null, 2),
