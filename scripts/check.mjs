@@ -5,6 +5,8 @@ import { ensureSystemDeps } from './system-deps.mjs'
 import { resetReports, summarize } from './test-summary.mjs'
 
 const steps = [
+  // pnpm itself prints no warning of the repo's making (the README's first screen)
+  ['quiet', ['exec', 'node', 'scripts/check-quiet.mjs']],
   ['layering', ['run', 'check:layering']],
   ['lint', ['run', 'lint']],
   ['typecheck', ['-r', 'run', 'typecheck']],
