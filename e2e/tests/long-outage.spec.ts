@@ -2,6 +2,7 @@
 // a live stream. Requests wait for the new token instead of burning the players' retries, the
 // refresh is retried every few seconds while playback waits, and a player that gave up is brought
 // back: playback moves again within a few seconds of the backend's return, without a page reload.
+import { answerOutage } from '../support/backend-faults.ts'
 import { demoUrl, expect, probe, test, waitForPlayback } from '../support/demo.ts'
 
 const OUTAGE_MS = 45_000
@@ -20,13 +21,7 @@ for (const player of ['videojs', 'hlsjs'] as const)
         outageFrom = Date.now()
         outageUntil = outageFrom + OUTAGE_MS
       }
-      if (Date.now() < outageUntil && calls >= 3)
-        return route.fulfill({
-          status: 503,
-          headers: { 'access-control-allow-origin': '*' },
-          contentType: 'application/json',
-          body: '{"error":"injected outage"}',
-        })
+      if (Date.now() < outageUntil && calls >= 3) return answerOutage(route)
       return route.continue()
     })
     await page.goto(demoUrl({ player, type: 'live', expire: 20, lead: 6 }))

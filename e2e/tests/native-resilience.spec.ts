@@ -2,6 +2,7 @@
 // backend outage longer than a token's life, with the service worker and with source swaps, and
 // a long pause with the swap. The hook players pass the same outage in long-outage.spec.ts.
 import type { Page, Route } from '@playwright/test'
+import { answerOutage } from '../support/backend-faults.ts'
 import { demoUrl, expect, probe, test, waitForPlayback } from '../support/demo.ts'
 
 const native = 'native' as const
@@ -21,13 +22,7 @@ const injectOutage = async (page: Page) => {
       window.until = window.from + OUTAGE_MS
     }
     const now = Date.now()
-    if (now >= window.from && now < window.until && calls > 3)
-      return route.fulfill({
-        status: 503,
-        headers: { 'access-control-allow-origin': '*' },
-        contentType: 'application/json',
-        body: '{"error":"injected outage"}',
-      })
+    if (now >= window.from && now < window.until && calls > 3) return answerOutage(route)
     return route.continue()
   })
   return window
