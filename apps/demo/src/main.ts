@@ -148,13 +148,18 @@ const startVideojs = async () => {
   } else say = showStatic('videojs')
   player.on('playing', () => say('playing', false))
   player.on('waiting', () => say('buffering', false))
-  // video.js's muted autoplay is one play() at loadstart; when the browser refuses or aborts
-  // it (seen rarely with native HLS on a busy machine), the page starts playback itself, as it
-  // does for the other players, and says so in the console
-  player.on('autoplay-failure', () => {
-    console.info('[demo] video.js autoplay failed: starting playback from the page')
+  // video.js's muted autoplay is one play() at the tech's loadstart, which video.js defers to
+  // its next 'ready' or 'loadstart' while the player is not ready yet; on a busy machine with
+  // native HLS that deferred play() can wait for an event that never comes (a player that
+  // loads but never starts, no autoplay-failure either). The page makes sure once the element
+  // can play, as it starts the other players itself.
+  const ensurePlaying = () => {
+    if (!player.paused()) return
+    console.info('[demo] video.js did not autoplay: starting playback from the page')
     player.play()?.catch(() => say('press play', false))
-  })
+  }
+  player.one('canplay', ensurePlaying)
+  player.on('autoplay-failure', ensurePlaying)
   player.on('error', () => {
     const message = player.error()?.message ?? 'unknown'
     state.fatal.push(message)
