@@ -1,6 +1,20 @@
+import { join } from 'node:path'
 import { cloudflareTest } from '@cloudflare/vitest-plugin'
+import { createCdn, createOrigin } from '@proj/cdn-emulator'
 import { defineConfig } from 'vitest/config'
 import { testJwks } from './test/jwks.ts'
+
+// Session playlists come from a real token-checking CDN (the emulator, 403/410 like nginx) in
+// front of the real test media: a session that signs wrongly fails these tests.
+const origin = createOrigin({
+  mediaDir: join(import.meta.dirname, '../cdn-emulator/media/vod'),
+})
+const cdn = createCdn({
+  secret: 'test-secret',
+  ipBound: false,
+  origin: (path) => origin.request(path),
+  clientIp: () => '127.0.0.1',
+})
 
 // Tests run inside workerd against wrangler.jsonc. Bindings below replace the production
 // placeholders with test values and pin EVERY variable, so a local .dev.vars (which the plugin
@@ -37,6 +51,13 @@ export default defineConfig(async () => {
                   JWT_REQUIRE_EXP: '',
                   RATE_LIMIT_REQUESTS: '',
                   RATE_LIMIT_PERIOD: '',
+                  SESSION_SECRET: 'test-session-secret-of-32-characters!',
+                  SESSION_LIFETIME: '',
+                  SESSION_BINDING: '',
+                  SESSION_MAX_NETWORKS: '',
+                  SESSION_LEAF_LIFETIME: '',
+                  SESSION_ADMIN_TOKEN: 'test-admin-token-of-32-characters-ok',
+                  SESSION_BASE_URL: '',
                   TEST_PRIVATE_JWK: JSON.stringify(jwks.privateJwk),
                 },
                 // a real workerd rate limiter for the binding test (never TOKEN_RATE_LIMITER
@@ -47,6 +68,7 @@ export default defineConfig(async () => {
                 outboundService: (request: Request) => {
                   const url = new URL(request.url)
                   if (url.href === jwks.url) return Response.json({ keys: [jwks.publicJwk] })
+                  if (url.host === 'cdn.test') return cdn.request(url.pathname + url.search)
                   return new Response('no such test host', { status: 502 })
                 },
               },

@@ -1,37 +1,23 @@
-import { sValidator } from '@hono/standard-validator'
-import {
-  createTokenRecord,
-  detectClientIp,
-  FALLBACK_CLIENT_IP,
-  normalizeIp,
-  streamType,
-  type TokenDigest,
-  type TokenRecord,
-  VIDEO_SLUG_PATTERN,
-} from '@proj/signing'
-import type { TypedResponse } from 'hono'
+import { createTokenRecord, streamType, type TokenDigest, type TokenRecord } from '@proj/signing'
+import type { MiddlewareHandler, TypedResponse } from 'hono'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
-// PatternRouter: one route family needs no more, and the bundle is 5 KiB smaller
+// PatternRouter: a few route families need no more, and the bundle is 5 KiB smaller
 import { Hono } from 'hono/tiny'
-import * as v from 'valibot'
 import { type AuditSink, issuedToken } from './audit-log.ts'
-import { type Authorizer, authorizerFor } from './authorize.ts'
+import type { Authorizer } from './authorize.ts'
 import { loadConfig, type TokenWorkerConfig } from './config.ts'
 import { fail, handleError, handleNotFound } from './errors.ts'
-import {
-  bindingLimit,
-  enforceLimit,
-  memoryLimit,
-  type ViewerLimit,
-  viewerKey,
-} from './rate-limit.ts'
 import { answerHeaders, requestIdOf } from './response-headers.ts'
+import type { PlaylistCache } from './session/playlist-cache.ts'
+import { sessionRoutes } from './session/session-routes.ts'
+import type { SessionStore } from './session/session-store.ts'
 import type { TokenAppEnv } from './types.ts'
+import { admitViewer, validateViewerQuery, viewerLimits } from './viewer-request.ts'
 
 /** Options of {@link createTokenApp}. */
 export interface TokenAppOptions {
-  /** Replaces the `AUTH_MODE` authorizer with your own check. */
+  /** Replaces the `AUTH_MODE` authorizer with your own check (tokens and sessions alike). */
   authorize?: Authorizer
   /** Clock in milliseconds; injected by tests. */
   now?: () => number
@@ -41,47 +27,25 @@ export interface TokenAppOptions {
    */
   digest?: TokenDigest
   /**
-   * Where the audit line of each issued token goes (default `console.log`: Workers' logs). The
-   * Node entry passes `batchedLines(process.stdout)`.
+   * Where the audit line of each issued token or session goes (default `console.log`: Workers'
+   * logs). The Node entry passes `batchedLines(process.stdout)`.
    */
   audit?: AuditSink
+  /**
+   * Session state (revocations, networks): default the `SESSION_REGISTRY` Durable Object when
+   * bound, else process memory (the Node entry; on Workers it would be per isolate).
+   */
+  sessions?: SessionStore
+  /** Upstream playlists of sessions: default the Workers Cache API, else bounded memory. */
+  playlists?: PlaylistCache
+  /** How the worker fetches playlists from the CDN (default `fetch`). */
+  fetcher?: typeof fetch
 }
 
-/** A parameter given twice arrives as an array: refused, since which copy was signed would be a guess. */
-const once = (name: string) => `${name} must be given once`
-const optionalOnce = (name: string) => v.optional(v.string(once(name)))
-
-const tokenQuery = v.object(
-  {
-    video: v.pipe(
-      v.string((issue) => (issue.input === undefined ? 'video is required' : once('video'))),
-      v.minLength(1, 'video is required'),
-      v.regex(VIDEO_SLUG_PATTERN, 'video must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -'),
-    ),
-    type: optionalOnce('type'),
-    expire: optionalOnce('expire'),
-    client_ip: v.optional(
-      v.pipe(
-        v.string(once('client_ip')),
-        v.check(
-          (ip) => normalizeIp(ip) !== undefined,
-          'client_ip must be a valid IPv4 or IPv6 address',
-        ),
-      ),
-    ),
-  },
-  // the only required key: an absent one is reported by the object
-  'video is required',
-)
-
-const validateQuery = sValidator('query', tokenQuery, (result) => {
-  if (!result.success) fail(400, result.error[0]?.message ?? 'invalid query')
-})
-
-/** The methods `/token` answers (405's and OPTIONS' `Allow`). */
+/** The methods `/token` and `/session` answer (405's and OPTIONS' `Allow`). */
 const ALLOW = 'GET, HEAD, OPTIONS'
 
-/** Whether `ALLOWED_ORIGINS` lets `origin` call `/token` from a browser. */
+/** Whether `ALLOWED_ORIGINS` lets `origin` call `/token` or `/session` from a browser. */
 const originAllowed = ({ allowedOrigins }: TokenWorkerConfig, origin: string): boolean =>
   allowedOrigins === '*' || (allowedOrigins?.includes(origin) ?? false)
 
@@ -120,23 +84,12 @@ export const createTokenApp = ({
   digest,
   // a function of its own: console.log can be replaced (tests spy on it) after the app is made
   audit = (line) => console.log(line),
+  sessions,
+  playlists,
+  fetcher,
 }: TokenAppOptions = {}) => {
   // In-memory limits live as long as the app (the Node process, or one Workers isolate).
-  const memoryLimits = new WeakMap<TokenWorkerConfig, ViewerLimit>()
-  const limitFor = (
-    binding: TokenAppEnv['Bindings']['TOKEN_RATE_LIMITER'],
-    config: TokenWorkerConfig,
-  ) => {
-    const { requests, periodSeconds } = config.rateLimit
-    if (binding) return bindingLimit(binding, periodSeconds)
-    if (requests === undefined) return undefined
-    let limit = memoryLimits.get(config)
-    if (limit === undefined) {
-      limit = memoryLimit({ requests, periodSeconds }, now)
-      memoryLimits.set(config, limit)
-    }
-    return limit
-  }
+  const limitFor = viewerLimits(now)
   const app = new Hono<TokenAppEnv>()
   app.onError(handleError)
   app.notFound(handleNotFound)
@@ -150,36 +103,21 @@ export const createTokenApp = ({
   // was a third of the endpoint's cost (BENCHMARKS.md). The answer is no-store, so no Vary.
   // An origin that is not allowed (or ALLOWED_ORIGINS unset) gets no CORS header at all, not
   // even on a preflight: the README promises "no CORS headers".
-  app.use('/token', function corsWhenCrossOrigin(c, next) {
+  const corsWhenCrossOrigin: MiddlewareHandler<TokenAppEnv> = (c, next) => {
     const origin = c.req.header('origin')
     return origin !== undefined && originAllowed(c.get('config'), origin)
       ? corsForConfig(c, next)
       : next()
-  })
+  }
+  app.use('/token', corsWhenCrossOrigin)
+  app.use('/session', corsWhenCrossOrigin)
   return app
-    .get('/token', validateQuery, async (c) => {
-      const config = c.get('config')
-      const { signing, ipHeaders, auth } = config
+    .get('/token', validateViewerQuery, async (c) => {
+      const { signing } = c.get('config')
       // one reading of the clock: the record, its audit line and the Date header agree
       const nowMs = now()
       const query = c.req.valid('query')
-      const decision = await (authorize ?? authorizerFor(auth))(c, query.video)
-      if (!decision.allow) fail(decision.status, decision.reason)
-      const clientIp = detectClientIp(c.req.raw.headers, {
-        explicit: query.client_ip,
-        headerNames: ipHeaders,
-      })
-      const limit = limitFor(c.env?.TOKEN_RATE_LIMITER, config)
-      if (limit) {
-        // counted by who is asking (client_ip is chosen by the caller, so it never decides)
-        const caller = query.client_ip
-          ? detectClientIp(c.req.raw.headers, { headerNames: ipHeaders })
-          : clientIp
-        const viewer = viewerKey(c.get('jwtPayload'), caller)
-        // one who cannot be told apart (no subject, no IP header) would share a single count
-        // with everyone such: not limited (set IP_HEADERS)
-        if (viewer !== `net:${FALLBACK_CLIENT_IP}`) await enforceLimit(limit, viewer)
-      }
+      const clientIp = await admitViewer(c, query, { authorize, limitFor })
       const record = createTokenRecord(
         signing,
         { video: query.video, type: query.type, expire: query.expire, clientIp },
@@ -208,8 +146,26 @@ export const createTokenApp = ({
         'json'
       >
     })
+    .route(
+      '/',
+      sessionRoutes({
+        now,
+        digest,
+        audit,
+        store: sessions,
+        playlists,
+        fetcher,
+        authorize,
+        limitFor,
+      }),
+    )
     .options('/token', (c) => {
       // not a CORS preflight of an allowed origin (that one was answered above): what is allowed
+      const headers = answerHeaders(c)
+      headers.allow = ALLOW
+      return new Response(null, { status: 204, headers })
+    })
+    .options('/session', (c) => {
       const headers = answerHeaders(c)
       headers.allow = ALLOW
       return new Response(null, { status: 204, headers })

@@ -22,6 +22,13 @@ type WorkerVariable =
   | 'JWT_REQUIRE_EXP'
   | 'RATE_LIMIT_REQUESTS'
   | 'RATE_LIMIT_PERIOD'
+  | 'SESSION_SECRET'
+  | 'SESSION_LIFETIME'
+  | 'SESSION_BINDING'
+  | 'SESSION_MAX_NETWORKS'
+  | 'SESSION_LEAF_LIFETIME'
+  | 'SESSION_ADMIN_TOKEN'
+  | 'SESSION_BASE_URL'
 
 /** Every variable the worker reads. */
 export type ConfigVariable = SigningVariable | WorkerVariable
@@ -43,6 +50,38 @@ export type AuthConfig =
       requireExp: boolean
     }
 
+/**
+ * What a session is tied to: nothing, the viewer's network (IPv4 /24, IPv6 /64) or the exact
+ * address. See the README's security model.
+ */
+export type SessionBinding = 'none' | 'prefix' | 'ip'
+
+/** The session lane (`GET /session`, `/s/…`); off unless `SESSION_SECRET` is set. */
+export interface SessionConfig {
+  /** Signs session credentials (HS256); never the CDN secret. */
+  secret: string
+  /** Longest session, in seconds (`SESSION_LIFETIME`, default 6 h, at most 24 h). */
+  lifetimeSeconds: number
+  binding: SessionBinding
+  /** Distinct networks one session may be used from, the issuing one included (default 2). */
+  maxNetworks: number
+  /** Lifetime of each CDN URL a session hands out, in seconds (default 30). */
+  leafLifetimeSeconds: number
+  /** Bearer token of the revocation endpoint; `undefined`: the endpoint is off. */
+  adminToken: string | undefined
+  /** Public base of session URLs (behind a proxy); `undefined`: the request's own origin. */
+  baseUrl: string | undefined
+}
+
+/** Defaults and caps of the session lane, in one place. */
+export const SESSION_DEFAULTS = {
+  lifetimeSeconds: 6 * 3600,
+  maxLifetimeSeconds: 24 * 3600,
+  binding: 'prefix',
+  maxNetworks: 2,
+  leafLifetimeSeconds: 30,
+} as const
+
 /** The validated configuration. */
 export interface TokenWorkerConfig {
   signing: SigningConfig
@@ -55,6 +94,8 @@ export interface TokenWorkerConfig {
    * `TOKEN_RATE_LIMITER` binding, when there is one, counts with its own limit. `undefined`: off.
    */
   rateLimit: { requests: number | undefined; periodSeconds: 10 | 60 }
+  /** `undefined`: sessions are off (`SESSION_SECRET` unset). */
+  session: SessionConfig | undefined
 }
 
 export { ConfigError }
@@ -169,6 +210,49 @@ const rules = {
     ),
     'must be 10 or 60 (seconds, the periods of the Workers Rate Limiting binding)',
   ],
+  SESSION_SECRET: [
+    v.optional(v.pipe(v.string(), v.minLength(32))),
+    'must be at least 32 characters (e.g. openssl rand -base64 32)',
+  ],
+  SESSION_LIFETIME: [
+    v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(/^[1-9]\d{0,5}$/),
+        v.transform(Number),
+        v.maxValue(SESSION_DEFAULTS.maxLifetimeSeconds),
+      ),
+    ),
+    `must be a whole number of seconds, at most ${SESSION_DEFAULTS.maxLifetimeSeconds} (24 h)`,
+  ],
+  SESSION_BINDING: [
+    v.optional(v.picklist(['none', 'prefix', 'ip'])),
+    'must be "prefix" (default: the viewer\'s /24 or /64), "ip" or "none"',
+  ],
+  SESSION_MAX_NETWORKS: [
+    v.optional(v.pipe(v.string(), v.regex(/^[1-8]$/), v.transform(Number))),
+    'must be a number of networks from 1 to 8',
+  ],
+  SESSION_LEAF_LIFETIME: [
+    v.optional(
+      v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.minValue(5), v.maxValue(600)),
+    ),
+    'must be a whole number of seconds from 5 to 600',
+  ],
+  SESSION_ADMIN_TOKEN: [
+    v.optional(v.pipe(v.string(), v.minLength(32))),
+    'must be at least 32 characters',
+  ],
+  SESSION_BASE_URL: [
+    v.optional(
+      v.pipe(
+        v.string(),
+        v.check(isHttpUrl),
+        v.transform((url) => url.replace(/\/+$/, '')),
+      ),
+    ),
+    'must be an http(s) URL such as https://tokens.example.com',
+  ],
 } satisfies Record<WorkerVariable, [v.GenericSchema, string]>
 
 type Parsed = { [K in WorkerVariable]: v.InferOutput<(typeof rules)[K][0]> }
@@ -227,6 +311,25 @@ const readAuth = (env: TokenWorkerEnv): AuthConfig => {
   }
 }
 
+const readSession = (env: TokenWorkerEnv, cdnSecret: string): SessionConfig | undefined => {
+  const secret = read(env, 'SESSION_SECRET')
+  if (secret === undefined) return undefined
+  if (secret === cdnSecret)
+    throw new ConfigError(
+      'SESSION_SECRET',
+      'must differ from SECRET_KEY (a session is not a CDN token)',
+    )
+  return {
+    secret,
+    lifetimeSeconds: read(env, 'SESSION_LIFETIME') ?? SESSION_DEFAULTS.lifetimeSeconds,
+    binding: read(env, 'SESSION_BINDING') ?? SESSION_DEFAULTS.binding,
+    maxNetworks: read(env, 'SESSION_MAX_NETWORKS') ?? SESSION_DEFAULTS.maxNetworks,
+    leafLifetimeSeconds: read(env, 'SESSION_LEAF_LIFETIME') ?? SESSION_DEFAULTS.leafLifetimeSeconds,
+    adminToken: read(env, 'SESSION_ADMIN_TOKEN'),
+    baseUrl: read(env, 'SESSION_BASE_URL'),
+  }
+}
+
 /**
  * Validates the environment into a typed configuration, failing on the first bad variable.
  *
@@ -239,8 +342,9 @@ const readAuth = (env: TokenWorkerEnv): AuthConfig => {
  * ```
  */
 export const parseConfig = (env: TokenWorkerEnv): TokenWorkerConfig => {
+  const signing = parseSigningConfig(env)
   return {
-    signing: parseSigningConfig(env),
+    signing,
     ipHeaders: read(env, 'IP_HEADERS') ?? DEFAULT_IP_HEADERS,
     allowedOrigins: read(env, 'ALLOWED_ORIGINS'),
     auth: readAuth(env),
@@ -248,6 +352,7 @@ export const parseConfig = (env: TokenWorkerEnv): TokenWorkerConfig => {
       requests: read(env, 'RATE_LIMIT_REQUESTS'),
       periodSeconds: read(env, 'RATE_LIMIT_PERIOD') ?? 60,
     },
+    session: readSession(env, signing.secretKey),
   }
 }
 

@@ -13,7 +13,26 @@ export {
   ConfigError,
   loadConfig,
   parseConfig,
+  SESSION_DEFAULTS,
+  type SessionBinding,
+  type SessionConfig,
   type TokenWorkerConfig,
   type TokenWorkerEnv,
 } from './config.ts'
+export {
+  durableSessionStore,
+  type SessionRegistryNamespace,
+  type SessionRegistryStub,
+} from './session/durable-session-store.ts'
+export { cacheApiPlaylists, memoryPlaylists, type PlaylistCache } from './session/playlist-cache.ts'
+export { rewritePlaylist, type UriMapper } from './session/playlist-rewriter.ts'
+export type { IssuedSession, RefusedSession } from './session/session-audit.ts'
+export type { SessionRecord } from './session/session-routes.ts'
+export {
+  cachedSessionStore,
+  memorySessionStore,
+  type SessionStore,
+  type StoredSession,
+} from './session/session-store.ts'
+export type { SessionClaims } from './session/session-token.ts'
 export type { TokenAppEnv } from './types.ts'

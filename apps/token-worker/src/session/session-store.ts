@@ -1,0 +1,155 @@
+/** What the store needs to know of a session. */
+export interface StoredSession {
+  sid: string
+  /** The viewer's subject, when the session has one. */
+  sub?: string | undefined
+  /** Issued at / expires at, Unix seconds. */
+  iat: number
+  exp: number
+}
+
+/**
+ * Where sessions' shared state lives: the deny list (revoked sessions and viewers) and the
+ * networks each session was used from. A Durable Object on Workers (`durableSessionStore`),
+ * memory on Node (`memorySessionStore`); implement it on your own database the same way.
+ */
+export interface SessionStore {
+  /**
+   * Notes that `session` is used from `network`; `false` when that would make more than `max`
+   * distinct networks (the network is then not recorded).
+   */
+  admitNetwork(session: StoredSession, network: string, max: number): Promise<boolean>
+  /** Whether the session was revoked, or its viewer's sessions issued until then. */
+  isRevoked(session: StoredSession): Promise<boolean>
+  /** Revokes one session; the record may be forgotten after `untilSeconds` (its expiry). */
+  revokeSession(sid: string, untilSeconds: number): Promise<void>
+  /**
+   * Revokes every session of `sub` issued at or before `atSeconds`; kept until `untilSeconds`
+   * (when the last of them has expired).
+   */
+  revokeViewer(sub: string, atSeconds: number, untilSeconds: number): Promise<void>
+}
+
+interface Entry {
+  networks: string[]
+  revoked: boolean
+  /** For a viewer: sessions issued at or before this are revoked. */
+  revokedAt?: number
+  until: number
+}
+
+/**
+ * The store in process memory: for Node (one process) and tests. Entries are dropped once their
+ * session has expired; at most `capacity` live entries (then new networks are refused rather
+ * than memory growing without bound).
+ *
+ * @example
+ * ```ts
+ * const app = createTokenApp({ sessions: memorySessionStore() })
+ * ```
+ */
+export const memorySessionStore = (
+  { capacity = 200_000 }: { capacity?: number } = {},
+  now: () => number = Date.now,
+): SessionStore & { readonly size: number } => {
+  const entries = new Map<string, Entry>()
+  let swept = 0
+  const nowSeconds = () => Math.floor(now() / 1000)
+  const sweep = () => {
+    const at = nowSeconds()
+    if (at - swept < 60 && entries.size < capacity) return
+    swept = at
+    for (const [key, entry] of entries) if (entry.until < at) entries.delete(key)
+  }
+  const entry = (key: string, until: number): Entry | undefined => {
+    let found = entries.get(key)
+    if (found === undefined) {
+      sweep()
+      if (entries.size >= capacity) return undefined
+      found = { networks: [], revoked: false, until }
+      entries.set(key, found)
+    }
+    found.until = Math.max(found.until, until)
+    return found
+  }
+  return {
+    async admitNetwork(session, network, max) {
+      const found = entry(`session:${session.sid}`, session.exp)
+      if (found === undefined) return false
+      if (found.networks.includes(network)) return true
+      if (found.networks.length >= max) return false
+      found.networks.push(network)
+      return true
+    },
+    async isRevoked({ sid, sub, iat }) {
+      if (entries.get(`session:${sid}`)?.revoked) return true
+      const viewer = sub === undefined ? undefined : entries.get(`viewer:${sub}`)
+      return viewer?.revokedAt !== undefined && iat <= viewer.revokedAt
+    },
+    async revokeSession(sid, untilSeconds) {
+      const found = entry(`session:${sid}`, untilSeconds)
+      if (found) found.revoked = true
+      else throw new Error('session store is full')
+    },
+    async revokeViewer(sub, atSeconds, untilSeconds) {
+      const found = entry(`viewer:${sub}`, untilSeconds)
+      if (found) found.revokedAt = Math.max(found.revokedAt ?? 0, atSeconds)
+      else throw new Error('session store is full')
+    },
+    get size() {
+      return entries.size
+    },
+  }
+}
+
+/**
+ * Keeps a store's answers in this isolate for `ttlMs` (admissions for good: a network once
+ * admitted stays admitted), so a session's segments do not each cost a round trip to the
+ * store. Revocation then takes effect up to `ttlMs` later, on top of the leaf lifetime.
+ *
+ * @example
+ * ```ts
+ * const store = cachedSessionStore(durableSessionStore(env.SESSION_REGISTRY), 1000)
+ * ```
+ */
+export const cachedSessionStore = (
+  store: SessionStore,
+  ttlMs: number,
+  now: () => number = Date.now,
+  capacity = 10_000,
+): SessionStore => {
+  const admitted = new Set<string>()
+  const revoked = new Map<string, { at: number; value: boolean }>()
+  const bounded = <T>(collection: Set<T> | Map<T, unknown>) => {
+    if (collection.size >= capacity) collection.clear()
+  }
+  return {
+    async admitNetwork(session, network, max) {
+      const key = `${session.sid} ${network}`
+      if (admitted.has(key)) return true
+      const ok = await store.admitNetwork(session, network, max)
+      if (ok) {
+        bounded(admitted)
+        admitted.add(key)
+      }
+      return ok
+    },
+    async isRevoked(session) {
+      const key = `${session.sid} ${session.sub ?? ''}`
+      const cached = revoked.get(key)
+      if (cached !== undefined && now() - cached.at < ttlMs) return cached.value
+      const value = await store.isRevoked(session)
+      bounded(revoked)
+      revoked.set(key, { at: now(), value })
+      return value
+    },
+    revokeSession: (sid, until) => {
+      for (const key of revoked.keys()) if (key.startsWith(`${sid} `)) revoked.delete(key)
+      return store.revokeSession(sid, until)
+    },
+    revokeViewer: (sub, at, until) => {
+      for (const key of revoked.keys()) if (key.endsWith(` ${sub}`)) revoked.delete(key)
+      return store.revokeViewer(sub, at, until)
+    },
+  }
+}

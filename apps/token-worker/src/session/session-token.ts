@@ -1,0 +1,118 @@
+import { sign, verify } from 'hono/jwt'
+import * as v from 'valibot'
+import type { SessionBinding } from '../config.ts'
+
+/** The claims of a session credential (a JWT, HS256, signed with `SESSION_SECRET`). */
+export interface SessionClaims {
+  /** The account (`CLIENT_ID`) the session plays from. */
+  cid: string
+  /** The one video it may play. */
+  video: string
+  type: 'vod' | 'live'
+  /** Session ID: what the operator revokes and the audit log names. */
+  sid: string
+  /** Issued at / expires at, Unix seconds. */
+  iat: number
+  exp: number
+  /** How it is bound, and the network it was issued to (absent for `none`). */
+  bind: SessionBinding
+  net?: string
+  /** The viewer JWT's subject, when there was one: revoking it revokes all its sessions. */
+  sub?: string
+}
+
+const claimsSchema = v.object({
+  cid: v.string(),
+  video: v.string(),
+  type: v.picklist(['vod', 'live']),
+  sid: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/)),
+  iat: v.pipe(v.number(), v.integer()),
+  exp: v.pipe(v.number(), v.integer()),
+  bind: v.picklist(['none', 'prefix', 'ip']),
+  net: v.optional(v.string()),
+  sub: v.optional(v.string()),
+})
+
+/**
+ * Signs a session credential. Hono's JWT utilities (Web Crypto HMAC): no hand-made crypto.
+ *
+ * @example
+ * ```ts
+ * const credential = await signSession(claims, env.SESSION_SECRET)
+ * const url = `${origin}/s/${claims.video}/${credential}/master.m3u8`
+ * ```
+ */
+export const signSession = (claims: SessionClaims, secret: string): Promise<string> =>
+  sign({ ...claims }, secret, 'HS256')
+
+/** Why a credential was refused. */
+export type SessionProblem = 'invalid' | 'expired'
+
+/**
+ * Verifies a credential's signature (HS256 only) and the shape of its claims, then its expiry
+ * against `nowSeconds` (the app's clock, not the library's).
+ *
+ * @example
+ * ```ts
+ * const result = await verifySession(credential, secret, Math.floor(Date.now() / 1000))
+ * if ('problem' in result) fail(result.problem === 'expired' ? 410 : 403, '…')
+ * ```
+ */
+export const verifySession = async (
+  credential: string,
+  secret: string,
+  nowSeconds: number,
+): Promise<{ claims: SessionClaims } | { problem: SessionProblem }> => {
+  const claims = await readClaims(credential, secret)
+  if (claims === undefined) return { problem: 'invalid' }
+  return claims.exp <= nowSeconds ? { problem: 'expired' } : { claims }
+}
+
+const readClaims = async (credential: string, secret: string) => {
+  try {
+    const payload = await verify(credential, secret, {
+      alg: 'HS256',
+      exp: false,
+      nbf: false,
+      iat: false,
+    })
+    const parsed = v.safeParse(claimsSchema, payload)
+    return parsed.success ? (parsed.output as SessionClaims) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * {@link verifySession} with the verified claims of recent credentials kept in memory (bounded):
+ * a player asks for a segment every few seconds with the same credential, and the HMAC check
+ * is most of a leaf redirect's cost. Expiry is still checked on every call.
+ *
+ * @example
+ * ```ts
+ * const sessions = verifiedSessions()
+ * const result = await sessions.verify(credential, secret, nowSeconds)
+ * ```
+ */
+export const verifiedSessions = (capacity = 4096) => {
+  const known = new Map<string, SessionClaims>()
+  return {
+    async verify(
+      credential: string,
+      secret: string,
+      nowSeconds: number,
+    ): Promise<{ claims: SessionClaims } | { problem: SessionProblem }> {
+      // keyed by the secret too: a new SESSION_SECRET must not keep honouring old credentials
+      const key = `${secret}\n${credential}`
+      const claims = known.get(key)
+      if (claims !== undefined)
+        return claims.exp <= nowSeconds ? { problem: 'expired' } : { claims }
+      const result = await verifySession(credential, secret, nowSeconds)
+      if ('claims' in result) {
+        if (known.size >= capacity) known.delete(known.keys().next().value as string)
+        known.set(key, result.claims)
+      }
+      return result
+    },
+  }
+}

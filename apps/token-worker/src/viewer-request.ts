@@ -1,0 +1,128 @@
+import { sValidator } from '@hono/standard-validator'
+import { detectClientIp, FALLBACK_CLIENT_IP, normalizeIp, VIDEO_SLUG_PATTERN } from '@proj/signing'
+import type { Context } from 'hono'
+import * as v from 'valibot'
+import { type Authorizer, authorizerFor } from './authorize.ts'
+import type { TokenWorkerConfig } from './config.ts'
+import { fail } from './errors.ts'
+import {
+  bindingLimit,
+  enforceLimit,
+  memoryLimit,
+  type ViewerLimit,
+  viewerKey,
+} from './rate-limit.ts'
+import type { TokenAppEnv } from './types.ts'
+
+/** A parameter given twice arrives as an array: refused, since which copy was signed would be a guess. */
+const once = (name: string) => `${name} must be given once`
+const optionalOnce = (name: string) => v.optional(v.string(once(name)))
+
+const viewerQuery = v.object(
+  {
+    video: v.pipe(
+      v.string((issue) => (issue.input === undefined ? 'video is required' : once('video'))),
+      v.minLength(1, 'video is required'),
+      v.regex(VIDEO_SLUG_PATTERN, 'video must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -'),
+    ),
+    type: optionalOnce('type'),
+    expire: optionalOnce('expire'),
+    client_ip: v.optional(
+      v.pipe(
+        v.string(once('client_ip')),
+        v.check(
+          (ip) => normalizeIp(ip) !== undefined,
+          'client_ip must be a valid IPv4 or IPv6 address',
+        ),
+      ),
+    ),
+  },
+  // the only required key: an absent one is reported by the object
+  'video is required',
+)
+
+/** The query of `GET /token` and `GET /session`, validated. */
+export type ViewerQuery = v.InferOutput<typeof viewerQuery>
+
+/**
+ * The query validator of `GET /token` and `GET /session`: one 400 `{error}` per problem.
+ *
+ * @example
+ * ```ts
+ * app.get('/token', validateViewerQuery, (c) => c.json(c.req.valid('query')))
+ * ```
+ */
+export const validateViewerQuery = sValidator('query', viewerQuery, (result) => {
+  if (!result.success) fail(400, result.error[0]?.message ?? 'invalid query')
+})
+
+/**
+ * The per-viewer limit of a configuration: the `TOKEN_RATE_LIMITER` binding when there is one,
+ * else an in-memory counter kept as long as this function (the Node process, one isolate).
+ *
+ * @example
+ * ```ts
+ * const limitFor = viewerLimits(Date.now)
+ * const limit = limitFor(c.env.TOKEN_RATE_LIMITER, c.get('config'))
+ * ```
+ */
+export const viewerLimits = (now: () => number) => {
+  const memoryLimits = new WeakMap<TokenWorkerConfig, ViewerLimit>()
+  return (
+    binding: TokenAppEnv['Bindings']['TOKEN_RATE_LIMITER'],
+    config: TokenWorkerConfig,
+  ): ViewerLimit | undefined => {
+    const { requests, periodSeconds } = config.rateLimit
+    if (binding) return bindingLimit(binding, periodSeconds)
+    if (requests === undefined) return undefined
+    let limit = memoryLimits.get(config)
+    if (limit === undefined) {
+      limit = memoryLimit({ requests, periodSeconds }, now)
+      memoryLimits.set(config, limit)
+    }
+    return limit
+  }
+}
+
+/** What {@link admitViewer} needs. */
+export interface AdmissionRules {
+  authorize: Authorizer | undefined
+  limitFor: ReturnType<typeof viewerLimits>
+}
+
+/**
+ * The checks every signing request passes, in order: authorization (401/403), then the
+ * per-viewer rate limit (429 with `Retry-After`). Returns the viewer's address: `client_ip` when
+ * given (a backend asking for its viewer), else the trusted IP headers.
+ *
+ * @example
+ * ```ts
+ * const clientIp = await admitViewer(c, c.req.valid('query'), { authorize, limitFor })
+ * ```
+ */
+export const admitViewer = async (
+  c: Context<TokenAppEnv>,
+  query: ViewerQuery,
+  { authorize, limitFor }: AdmissionRules,
+): Promise<string> => {
+  const config = c.get('config')
+  const { ipHeaders, auth } = config
+  const decision = await (authorize ?? authorizerFor(auth))(c, query.video)
+  if (!decision.allow) fail(decision.status, decision.reason)
+  const clientIp = detectClientIp(c.req.raw.headers, {
+    explicit: query.client_ip,
+    headerNames: ipHeaders,
+  })
+  const limit = limitFor(c.env?.TOKEN_RATE_LIMITER, config)
+  if (limit) {
+    // counted by who is asking (client_ip is chosen by the caller, so it never decides)
+    const caller = query.client_ip
+      ? detectClientIp(c.req.raw.headers, { headerNames: ipHeaders })
+      : clientIp
+    const viewer = viewerKey(c.get('jwtPayload'), caller)
+    // one who cannot be told apart (no subject, no IP header) would share a single count
+    // with everyone such: not limited (set IP_HEADERS)
+    if (viewer !== `net:${FALLBACK_CLIENT_IP}`) await enforceLimit(limit, viewer)
+  }
+  return clientIp
+}
