@@ -1,5 +1,6 @@
-// The e2e suite needs two Debian packages: chromium (the browser; Playwright never downloads one
-// here) and nginx-light (the token-validating CDN). `npm test` installs them when missing and it
+// The e2e suite needs Debian packages: chromium (the browser; Playwright never downloads one
+// here), nginx-light (the token-validating CDN), and the HLS clients nobody here wrote that play
+// session URLs: ffmpeg and VLC (vlc-bin + vlc-plugin-base, without VLC's desktop recommends). `npm test` installs them when missing and it
 // can (root with apt-get, as on these machines and in CI); otherwise it says what to install.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -7,13 +8,23 @@ import { existsSync } from 'node:fs'
 const NEEDED = [
   { pkg: 'chromium', paths: [process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'] },
   { pkg: 'nginx-light', paths: ['/usr/sbin/nginx', '/usr/bin/nginx'] },
+  { pkg: 'ffmpeg', paths: ['/usr/bin/ffmpeg'] },
+  // VLC without its recommends (the desktop, Qt, X): the headless player only
+  { pkg: 'vlc-bin', paths: ['/usr/bin/cvlc'], bare: true },
+  {
+    pkg: 'vlc-plugin-base',
+    bare: true,
+    paths: [
+      '/usr/lib/x86_64-linux-gnu/vlc/plugins/demux/libts_plugin.so',
+      '/usr/lib/aarch64-linux-gnu/vlc/plugins/demux/libts_plugin.so',
+    ],
+  },
 ]
 
 /** Installs what is missing; returns false (after saying why) when it cannot. */
 export const ensureSystemDeps = () => {
-  const missing = NEEDED.filter(({ paths }) => !paths.some((path) => existsSync(path))).map(
-    ({ pkg }) => pkg,
-  )
+  const absent = NEEDED.filter(({ paths }) => !paths.some((path) => existsSync(path)))
+  const missing = absent.map(({ pkg }) => pkg)
   if (missing.length === 0) return true
   const canInstall = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')
   if (!canInstall) {
@@ -22,9 +33,12 @@ export const ensureSystemDeps = () => {
   }
   console.log(`[check] installing ${missing.join(' ')} with apt-get (once, about 30 s)`)
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  const full = absent.filter(({ bare }) => !bare).map(({ pkg }) => pkg)
+  const bare = absent.filter(({ bare }) => bare).map(({ pkg }) => pkg)
   for (const args of [
     ['update', '-qq'],
-    ['install', '-y', '-qq', ...missing],
+    ...(full.length ? [['install', '-y', '-qq', ...full]] : []),
+    ...(bare.length ? [['install', '-y', '-qq', '--no-install-recommends', ...bare]] : []),
   ]) {
     const result = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env })
     if (result.status !== 0) {

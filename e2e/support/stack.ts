@@ -9,6 +9,12 @@ const scratch = join(root, '.tmp', 'e2e')
 /** A fixed test secret shared by the token workers, nginx and the emulator. */
 export const SECRET = 'e2e-secret-not-for-production'
 export const CLIENT_ID = '12345'
+/** Sessions of the nginx token worker: their secret, the operator's token and leaf lifetime. */
+export const SESSION = {
+  secret: 'e2e-session-secret-not-for-production',
+  adminToken: 'e2e-admin-token-not-for-production!!',
+  leafSeconds: 10,
+} as const
 
 export const PORTS = {
   nginxPlain: 18080,
@@ -28,6 +34,9 @@ export const PORTS = {
 } as const
 
 export type Cdn = 'nginx' | 'emulator'
+
+/** Where the e2e nginx writes its access log (the CDN's view of every request). */
+export const NGINX_ACCESS_LOG = join(scratch, 'nginx', 'access.log')
 
 /** The token endpoint whose URLs point at `cdn`. */
 export const tokenUrl = (cdn: Cdn = 'nginx') =>
@@ -51,6 +60,9 @@ const tokenWorker = (port: number, plain: number, ip: number) => {
       'CDN_SCHEME=http',
       'ALLOWED_ORIGINS=*',
       'AUTH_MODE=none',
+      `SESSION_SECRET=${SESSION.secret}`,
+      `SESSION_ADMIN_TOKEN=${SESSION.adminToken}`,
+      `SESSION_LEAF_LIFETIME=${SESSION.leafSeconds}`,
       '',
     ].join('\n'),
   )

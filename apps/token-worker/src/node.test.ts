@@ -3,6 +3,8 @@ import { createHash, webcrypto } from 'node:crypto'
 import { once } from 'node:events'
 import { type AddressInfo, createServer } from 'node:net'
 import { join } from 'node:path'
+import { serve } from '@hono/node-server'
+import { createCdn, createOrigin } from '@proj/cdn-emulator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 // Runs in Node (not workerd): the self-hosting entry point, started as users start it.
@@ -181,5 +183,64 @@ describe('src/node.ts', () => {
     expect(code).not.toBe(0)
     expect(out()).toContain('CDN_DOMAIN is required')
     expect(out()).not.toContain('node-secret')
+  })
+
+  it('serves sessions on Node: playlists from the CDN, leaves redirected, revocation in memory', async () => {
+    // the CDN emulator (403/410 like nginx) on its own port, in front of the test media
+    const origin = createOrigin({ mediaDir: join(import.meta.dirname, '../../cdn-emulator/media/vod') })
+    const cdn = serve({
+      fetch: createCdn({ secret: 'node-secret', ipBound: false, origin: (path) => origin.request(path) }).fetch,
+      port: 0,
+      hostname: '127.0.0.1',
+    })
+    await once(cdn, 'listening')
+    const cdnPort = (cdn.address() as AddressInfo).port
+    const port = PORT + 3
+    const admin = 'node-admin-token-of-32-characters!!'
+    const worker = await start({
+      ...config,
+      PORT: String(port),
+      CDN_DOMAIN: `127.0.0.1:${cdnPort}`,
+      CDN_SCHEME: 'http',
+      SESSION_SECRET: 'node-session-secret-of-32-characters',
+      SESSION_ADMIN_TOKEN: admin,
+      SESSION_LEAF_LIFETIME: '10',
+    })
+    try {
+      for (let i = 0; i < 100 && !worker.output().includes('listening'); i++)
+        await new Promise((r) => setTimeout(r, 50))
+      const base = `http://127.0.0.1:${port}`
+      const issued = await fetch(`${base}/session?video=demo&type=vod`)
+      expect(issued.status).toBe(200)
+      const { session_url: sessionUrl } = (await issued.json()) as { session_url: string }
+      expect(sessionUrl.startsWith(`${base}/s/demo/`)).toBe(true)
+      const media = await (await fetch(new URL('v1/index.m3u8', sessionUrl))).text()
+      expect(media).toContain('URI="key.bin"')
+      const leaf = await fetch(new URL('v1/seg_003.ts', sessionUrl), { redirect: 'manual' })
+      expect(leaf.status).toBe(302)
+      const location = leaf.headers.get('location') ?? ''
+      const expires = Number(/\/(\d+)\/v1\/seg_003\.ts$/.exec(location)?.[1])
+      expect(expires - Date.now() / 1000).toBeGreaterThan(8)
+      expect(expires - Date.now() / 1000).toBeLessThanOrEqual(10)
+      const segment = await fetch(location)
+      expect(segment.status).toBe(200)
+      expect((await segment.arrayBuffer()).byteLength).toBeGreaterThan(1000)
+      const sid = JSON.parse(Buffer.from(sessionUrl.split('/')[5]?.split('.')[1] ?? '', 'base64url').toString()).sid
+      const revoked = await fetch(`${base}/sessions/revoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ session_id: sid }),
+      })
+      expect(revoked.status).toBe(200)
+      const after = await fetch(new URL('v1/seg_004.ts', sessionUrl), { redirect: 'manual' })
+      expect(after.status).toBe(403)
+      await new Promise((r) => setTimeout(r, 100))
+      expect(worker.output()).toContain('"event":"session_issued"')
+      expect(worker.output()).toContain('"event":"session_refused"')
+      expect(worker.output()).not.toContain(sessionUrl.split('/')[5])
+    } finally {
+      worker.child.kill()
+      cdn.close()
+    }
   })
 })

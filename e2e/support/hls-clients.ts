@@ -1,0 +1,146 @@
+// HLS clients nobody here wrote (ffmpeg, VLC), driven as users run them, paced in real time,
+// and the token worker's session and token endpoints they get their URLs from.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PORTS, SESSION } from './stack.ts'
+
+const TOKEN = `http://127.0.0.1:${PORTS.tokenNginx}`
+
+/** A video name of its own for one client: the CDN log is then that client's alone. */
+export const uniqueVideo = (label: string) =>
+  `${label}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`
+
+/** A session URL from the nginx token worker (`GET /session`). */
+export const sessionUrl = async (
+  video: string,
+  type: 'vod' | 'live' = 'vod',
+  headers: Record<string, string> = {},
+): Promise<string> => {
+  const res = await fetch(`${TOKEN}/session?video=${video}&type=${type}`, { headers })
+  if (res.status !== 200) throw new Error(`GET /session: ${res.status} ${await res.text()}`)
+  return ((await res.json()) as { session_url: string }).session_url
+}
+
+/** A plain signed URL (`GET /token`) living `expire` seconds: the control, without a session. */
+export const plainUrl = async (video: string, type: 'vod' | 'live', expire: number) => {
+  const res = await fetch(`${TOKEN}/token?video=${video}&type=${type}&expire=${expire}`)
+  return ((await res.json()) as { url: string }).url
+}
+
+/** The session ID inside a session URL (what the operator revokes). */
+export const sessionIdOf = (url: string): string => {
+  const credential = new URL(url).pathname.split('/')[3] ?? ''
+  return JSON.parse(Buffer.from(credential.split('.')[1] ?? '', 'base64url').toString()).sid
+}
+
+/** `POST /sessions/revoke` as the operator. */
+export const revoke = async (body: { session_id: string } | { sub: string }) => {
+  const res = await fetch(`${TOKEN}/sessions/revoke`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${SESSION.adminToken}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(body),
+  })
+  if (res.status !== 200) throw new Error(`revoke: ${res.status} ${await res.text()}`)
+}
+
+/** A client run: its process, what it printed, and the file it copied the stream to. */
+export interface ClientRun {
+  process: ChildProcess
+  output: () => string
+  /** Resolves with the exit code when the client ends. */
+  exited: Promise<number | null>
+  file: string
+}
+
+const scratch = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hls-client-'))
+  // VLC refuses to run as root: it runs as nobody, who must write here
+  chmodSync(dir, 0o777)
+  mkdirSync(dir, { recursive: true })
+  return dir
+}
+
+const run = (command: string, args: string[], file: string): ClientRun => {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout?.on('data', (chunk) => (output += chunk))
+  child.stderr?.on('data', (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  return { process: child, output: () => output, exited, file }
+}
+
+/**
+ * ffmpeg reading `url` in real time (`-re`), copying the first video and audio streams to an
+ * MPEG-TS file. Its exit code proves nothing (it skips segments it cannot open): judge the file
+ * and the CDN log.
+ */
+export const ffmpeg = (url: string, { seconds }: { seconds?: number } = {}): ClientRun => {
+  const file = join(scratch(), 'out.ts')
+  const limit = seconds === undefined ? [] : ['-t', String(seconds)]
+  return run(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'warning',
+      '-re',
+      '-i',
+      url,
+      ...limit,
+      '-map',
+      '0:v:0',
+      '-map',
+      '0:a:0?',
+      '-c',
+      'copy',
+      '-f',
+      'mpegts',
+      '-y',
+      file,
+    ],
+    file,
+  )
+}
+
+/**
+ * VLC (cvlc, headless) playing `url` in real time while recording what it reads, as a non-root
+ * user (VLC refuses root).
+ */
+export const vlc = (url: string): ClientRun => {
+  const file = join(scratch(), 'out.ts')
+  const args = [
+    '-I',
+    'dummy',
+    '--play-and-exit',
+    '--no-video-title-show',
+    '--vout',
+    'dummy',
+    '--aout',
+    'dummy',
+    '--sout',
+    `#duplicate{dst=display,dst=std{access=file,mux=ts,dst=${file}}}`,
+    url,
+  ]
+  return process.getuid?.() === 0
+    ? run('runuser', ['-u', 'nobody', '--', 'cvlc', ...args], file)
+    : run('cvlc', args, file)
+}
+
+/** Seconds of media in a file, by ffprobe (0 when it holds none). */
+export const mediaSeconds = (file: string): number => {
+  const probe = spawnSync(
+    'ffprobe',
+    ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file],
+    {
+      encoding: 'utf8',
+    },
+  )
+  const seconds = Number.parseFloat(probe.stdout.trim())
+  return Number.isFinite(seconds) ? seconds : 0
+}
