@@ -187,9 +187,15 @@ describe('src/node.ts', () => {
 
   it('serves sessions on Node: playlists from the CDN, leaves redirected, revocation in memory', async () => {
     // the CDN emulator (403/410 like nginx) on its own port, in front of the test media
-    const origin = createOrigin({ mediaDir: join(import.meta.dirname, '../../cdn-emulator/media/vod') })
+    const origin = createOrigin({
+      mediaDir: join(import.meta.dirname, '../../cdn-emulator/media/vod'),
+    })
     const cdn = serve({
-      fetch: createCdn({ secret: 'node-secret', ipBound: false, origin: (path) => origin.request(path) }).fetch,
+      fetch: createCdn({
+        secret: 'node-secret',
+        ipBound: false,
+        origin: (path) => origin.request(path),
+      }).fetch,
       port: 0,
       hostname: '127.0.0.1',
     })
@@ -225,7 +231,9 @@ describe('src/node.ts', () => {
       const segment = await fetch(location)
       expect(segment.status).toBe(200)
       expect((await segment.arrayBuffer()).byteLength).toBeGreaterThan(1000)
-      const sid = JSON.parse(Buffer.from(sessionUrl.split('/')[5]?.split('.')[1] ?? '', 'base64url').toString()).sid
+      const sid = JSON.parse(
+        Buffer.from(sessionUrl.split('/')[5]?.split('.')[1] ?? '', 'base64url').toString(),
+      ).sid
       const revoked = await fetch(`${base}/sessions/revoke`, {
         method: 'POST',
         headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },

@@ -11,6 +11,7 @@ export {
   MAX_REJECTED_TOKENS,
   TokenRejectedError,
 } from './recovery.ts'
+export { offerRemotePlayback } from './remote-playback.ts'
 export { createTokenPeers, pagePeers, type TokenPeer, type TokenPeers } from './token-peers.ts'
 export { assertTokenRecord } from './token-record.ts'
 export { TokenRefresher } from './token-refresher.ts'

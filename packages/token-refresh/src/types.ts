@@ -76,6 +76,7 @@ export interface TokenRefreshOptions {
 /**
  * How a player's requests are kept on a fresh pair: `hooks`, the player's own request hooks
  * (hls.js loader, VHS xhr hooks: MSE playback); `service-worker`, a service worker rewriting the
- * requests of native playback; `swap`, switching a native `<video>` to each new URL.
+ * requests of native playback; `session`, an edge session URL that needs no refresh (`GET /session`);
+ * `swap`, switching a native `<video>` to each new URL.
  */
-export type ProtectionMode = 'hooks' | 'service-worker' | 'swap'
+export type ProtectionMode = 'hooks' | 'service-worker' | 'session' | 'swap'

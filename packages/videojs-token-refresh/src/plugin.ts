@@ -16,12 +16,17 @@ type TechOptions = {
 export interface TokenRefreshPluginOptions extends TokenRefreshOptions {
   /**
    * `hooks` (default): VHS with its request hooks wherever MSE exists, and native playback
-   * (iPhones) protected automatically. `service-worker` / `swap`: let the browser play HLS
+   * (iPhones) protected automatically. `service-worker` / `session` / `swap`: let the browser play HLS
    * natively and protect it that way (for tests, or when you know better).
    */
   mode?: ProtectionMode
   /** The page's service worker connection (`registerTokenRefreshWorker()`); without it, swaps. */
   worker?: TokenRefreshWorker | Promise<TokenRefreshWorker> | undefined
+  /**
+   * Native playback only: fetches an edge session URL (`GET /session`), used where the service
+   * worker does not protect the element, instead of a source swap per token lifetime.
+   */
+  getSessionUrl?: (() => Promise<string>) | undefined
 }
 
 /** The MIME type VHS recognises for HLS. */
@@ -166,11 +171,12 @@ export class TokenRefreshPlugin extends Plugin {
   #protectNative(element: Element | undefined) {
     const refresher = this.refresher
     if (this.native || !refresher || !(element instanceof HTMLMediaElement)) return
-    const { mode, worker } = this.#options
+    const { mode, worker, getSessionUrl } = this.#options
     this.native = import('@proj/sw-token-refresh')
       .then(({ protectNativePlayback }) =>
         protectNativePlayback(element, refresher, {
           worker,
+          getSessionUrl,
           mode: mode === 'hooks' || !mode ? 'auto' : mode,
           setSource: false,
         }),

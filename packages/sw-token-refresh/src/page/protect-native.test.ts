@@ -35,6 +35,76 @@ const playThroughWorker = async (url: string, destination: RequestDestination = 
   expect((await response)?.status).toBe(200)
 }
 
+describe('protectNativePlayback, the session rung', () => {
+  const SESSION = 'https://tokens.example.com/s/demo/eyJhbGciOiJIUzI1NiJ9.e30.sig/master.m3u8'
+
+  it('no worker but a getSessionUrl: the element plays the session from the start, never swapped', async () => {
+    const refresher = await page.open('12345_demo')
+    const getSessionUrl = vi.fn(async () => SESSION)
+    const protection = await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      getSessionUrl,
+    })
+    expect(video.src).toBe(SESSION)
+    expect(protection.mode).toBe('session')
+    await video.play()
+    video.loaded()
+    await time.advance(60_000) // three token lifetimes
+    expect(video.src).toBe(SESSION)
+    expect(protection.swaps).toEqual([])
+    expect(getSessionUrl).toHaveBeenCalledTimes(1)
+  })
+
+  it('a worker that does not see the element: one switch to the session when the first swap falls due, then none', async () => {
+    const refresher = await page.open('12345_demo')
+    const protection = await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      worker: page.connection,
+      getSessionUrl: async () => SESSION,
+    })
+    await time.advance(0)
+    await playThroughWorker(refresher.url, '') // not the element's own requests
+    await time.advance(18_000) // the first deadline
+    await messages()
+    expect(video.src).toBe(SESSION)
+    video.loaded()
+    expect(protection.mode).toBe('session')
+    for (let i = 0; i < 6; i++) {
+      await time.advance(10_000)
+      await messages()
+    }
+    expect(refresher.refreshCount).toBeGreaterThanOrEqual(3)
+    expect(video.src).toBe(SESSION)
+    expect(protection.swaps).toMatchObject([{ reason: 'session' }])
+  })
+
+  it('a session that fails (revoked, ended) is not revived with a token URL', async () => {
+    const refresher = await page.open('12345_demo')
+    await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      worker: Promise.reject(new Error('no service worker here')),
+      getSessionUrl: async () => SESSION,
+    })
+    await video.play()
+    video.loaded()
+    await time.advance(18_000)
+    expect(video.src).toBe(SESSION)
+    video.loaded()
+    video.error = { code: 2 }
+    video.dispatchEvent(new Event('error'))
+    await time.advance(30_000)
+    expect(video.src).toBe(SESSION)
+  })
+
+  it('mode "session" without getSessionUrl is an error before the element is touched', async () => {
+    const refresher = await page.open('12345_demo')
+    await expect(protectNativePlayback(element(), refresher, { mode: 'session' })).rejects.toThrow(
+      'mode "session" needs getSessionUrl',
+    )
+    expect(video.src).toBe('')
+  })
+})
+
 describe('protectNativePlayback, auto', () => {
   it('gives the element its source at once: the first frame never waits for the worker', async () => {
     const refresher = await page.open('12345_demo')

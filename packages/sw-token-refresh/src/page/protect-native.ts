@@ -2,15 +2,26 @@ import type { Clock, Timers, TokenRefresher } from '@proj/token-refresh'
 import { SourceSwap, type SwapMeasurement } from './source-swap.ts'
 import type { TokenRefreshWorker } from './worker-connection.ts'
 
-/** How native playback is kept on a valid token. */
-export type NativeMode = 'service-worker' | 'swap'
+/**
+ * How native playback is kept on a valid token: the service worker moves its requests, an edge
+ * session URL needs no refresh at all, or the element is swapped to each new URL.
+ */
+export type NativeMode = 'service-worker' | 'session' | 'swap'
 
 /** Options of {@link protectNativePlayback}. */
 export interface NativeProtectionOptions {
   /** The page's worker connection (`registerTokenRefreshWorker()`), or its pending promise. */
   worker?: TokenRefreshWorker | Promise<TokenRefreshWorker> | undefined
-  /** `auto` (default): the worker when it is there and sees this element's media, else the swap. */
+  /**
+   * `auto` (default): the worker when it is there and sees this element's media, else a session
+   * URL (with `getSessionUrl`), else source swaps.
+   */
   mode?: 'auto' | NativeMode
+  /**
+   * Fetches an edge session URL for the video (your backend's `GET /session`): the rung between
+   * the service worker and source swaps. A session plays any length with no swap at all.
+   */
+  getSessionUrl?: (() => Promise<string>) | undefined
   /** Point the element at `refresher.url` (default). `false` when a player sets the source. */
   setSource?: boolean
   /** The swap's wall clock and timers (the refresher's, in tests). */
@@ -59,7 +70,13 @@ export const protectNativePlayback = async (
   refresher: TokenRefresher,
   options: NativeProtectionOptions = {},
 ): Promise<NativeProtection> => {
-  const { mode = 'auto', setSource = true } = options
+  const { mode = 'auto', setSource = true, getSessionUrl } = options
+  if (mode === 'session' || (mode === 'auto' && getSessionUrl && !options.worker)) {
+    if (!getSessionUrl) throw new Error('mode "session" needs getSessionUrl')
+    // nothing else will protect this element: the session from the first request on
+    video.src = await getSessionUrl()
+    return { mode: 'session', swaps: [], destroy() {} }
+  }
   let connection: TokenRefreshWorker | undefined
   let release: (() => void) | undefined
   let destroyed = false
@@ -84,9 +101,13 @@ export const protectNativePlayback = async (
       workerSeesElement = (seen?.element ?? 0) > 0
       return workerSeesElement || undefined
     },
+    // the worker does not see this element: one switch to a session rather than one per token
+    ...(getSessionUrl && mode === 'auto' && { replacement: getSessionUrl }),
   })
   swap.addEventListener('swap', (event) => {
     const { reason } = (event as CustomEvent<SwapMeasurement>).detail
+    if (reason === 'session')
+      return console.info('[token-refresh] native playback moved to an edge session: no more swaps')
     if (reason !== 'refresh' || workerSeesElement || fellBack || !connection) return
     fellBack = true
     console.info(
@@ -114,6 +135,7 @@ export const protectNativePlayback = async (
   return {
     get mode() {
       if (mode !== 'auto') return mode
+      if (swap.replaced) return 'session'
       return connection && (workerSeesElement || !fellBack) ? 'service-worker' : 'swap'
     },
     swaps: swap.swaps,

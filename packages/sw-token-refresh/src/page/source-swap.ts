@@ -10,7 +10,8 @@ import {
 /** One switch of the `<video>` to a fresh URL, as measured. */
 export interface SwapMeasurement {
   /** `refresh`: planned, after a refresh; `rejected`: the element failed on its token. */
-  reason: 'refresh' | 'rejected'
+  /** `session`: the one switch to a session URL, after which no swap is needed. */
+  reason: 'refresh' | 'rejected' | 'session'
   live: boolean
   /** From setting the new URL to `playing` again (ms); 0 when the element was paused. */
   gapMs: number
@@ -34,6 +35,12 @@ export interface SourceSwapOptions {
    * the playing token expires), where it is taken as `false`. Default: always `false`.
    */
   handledElsewhere?: () => Promise<boolean | undefined> | boolean | undefined
+  /**
+   * Asked when a planned swap is to happen: a URL that never needs another swap (an edge
+   * session URL, `GET /session`), or `undefined`. With one, the element is switched to it once
+   * and the swap stops following the refresher.
+   */
+  replacement?: () => Promise<string | undefined> | string | undefined
 }
 
 interface Saved {
@@ -87,6 +94,8 @@ export class SourceSwap extends EventTarget {
   #clock: Clock
   #timers: Timers
   #handledElsewhere: NonNullable<SourceSwapOptions['handledElsewhere']>
+  #replacement: SourceSwapOptions['replacement']
+  #replaced = false
   #listening = false
   /** What the viewer wants, from play/pause events outside swaps (a swap pauses the element). */
   #wantsPlay = false
@@ -107,6 +116,12 @@ export class SourceSwap extends EventTarget {
       clear: (handle) => clearTimeout(handle),
     }
     this.#handledElsewhere = options.handledElsewhere ?? (() => false)
+    this.#replacement = options.replacement
+  }
+
+  /** Whether the element was switched to a replacement (a session): nothing left to do. */
+  get replaced(): boolean {
+    return this.#replaced
   }
 
   /**
@@ -174,8 +189,22 @@ export class SourceSwap extends EventTarget {
       // the worker moves every request onto the current pair: the element plays that one
       this.#due = false
       this.#adopt(this.#refresher.url)
-    } else if (elsewhere === false || deadline) this.#swap('refresh')
+    } else if (elsewhere === false || deadline) await this.#swapOrReplace()
     else if (this.#timer === undefined) this.#armDeadline()
+  }
+
+  /** The due swap: to the replacement when there is one (for good), else to the new URL. */
+  async #swapOrReplace(): Promise<void> {
+    const url = this.#replacement
+      ? await Promise.resolve()
+          .then(this.#replacement)
+          .catch(() => undefined)
+      : undefined
+    if (!this.#listening) return
+    if (url === undefined) return this.#swap('refresh')
+    this.#replaced = true
+    this.#refresher.removeEventListener('tokenrefreshed', this.#onRefresh)
+    this.#swap('session', url)
   }
 
   #onPlay = () => {
@@ -205,13 +234,15 @@ export class SourceSwap extends EventTarget {
    * until then: the element goes on by itself, and a reload would only cost a restart).
    */
   async #catchUp(refused: boolean): Promise<void> {
-    if ((await this.#handledElsewhere()) === true) return
+    if (this.#replaced || (await this.#handledElsewhere()) === true) return
     await this.#recover(refused)
   }
 
   #onError = () => {
     // a failed swap ends the swap; recovery below is bounded by MAX_RECOVERY_RETRIES
     this.#swapping = false
+    // a session that fails (revoked, ended) is not the refresher's to revive
+    if (this.#replaced) return
     void this.#recover()
   }
 
@@ -253,7 +284,7 @@ export class SourceSwap extends EventTarget {
     this.#expiresAt = this.#expiryOf(url)
   }
 
-  #swap(reason: SwapMeasurement['reason']): void {
+  #swap(reason: SwapMeasurement['reason'], url = this.#refresher.url): void {
     if (!this.#listening || this.#swapping) return
     this.#clearTimer()
     this.#due = false
@@ -262,7 +293,7 @@ export class SourceSwap extends EventTarget {
     const saved = this.#save()
     const started = this.#now()
     this.#swapping = true
-    this.#adopt(this.#refresher.url)
+    this.#adopt(url)
     video.src = this.#playingUrl
     // Before metadata this sets the default playback start position: the element loads the
     // segment at the old position first instead of the first segment.
