@@ -26,7 +26,7 @@ export const services = [
     env: WRANGLER_ENV,
     readyUrl: `http://127.0.0.1:${TOKEN_PORT}/token?video=ready`,
     tryUrl: `http://127.0.0.1:${TOKEN_PORT}/token`,
-    example: `curl 'http://127.0.0.1:${TOKEN_PORT}/token?video=demo&type=vod&expire=600'`,
+    example: `curl 'http://127.0.0.1:${TOKEN_PORT}/token?video=demo&type=vod&expire=600'; curl 'http://127.0.0.1:${TOKEN_PORT}/session?video=demo&type=vod'`,
   },
   {
     name: 'api-worker',
@@ -65,6 +65,6 @@ export const services = [
     env: { DEMO_PORT: String(DEMO_PORT) },
     readyUrl: `http://127.0.0.1:${DEMO_PORT}/`,
     tryUrl: `http://127.0.0.1:${DEMO_PORT}/`,
-    example: `open http://127.0.0.1:${DEMO_PORT}/?expire=20&lead=6 (all four players, token countdowns)`,
+    example: `open http://127.0.0.1:${DEMO_PORT}/?expire=20&lead=6 (all five players, token countdowns, "play anywhere")`,
   },
 ]

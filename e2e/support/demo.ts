@@ -3,8 +3,11 @@ import { basename, join } from 'node:path'
 import { test as base, expect, type Page } from '@playwright/test'
 import { type Cdn, PORTS, tokenUrl } from './stack.ts'
 
-export type PlayerName = 'videojs' | 'hlsjs' | 'shaka' | 'native'
-/** The players with request hooks (MSE); `native` is the plain `<video>`. */
+export type PlayerName = 'videojs' | 'hlsjs' | 'shaka' | 'native' | 'session'
+/**
+ * The players with request hooks (MSE); `native` is the plain `<video>` with the refresh
+ * packages, `session` the bare `<video>` on an edge session URL.
+ */
 export const PLAYERS: PlayerName[] = ['videojs', 'hlsjs', 'shaka']
 
 /** What the demo page plays (its query string). */
@@ -12,8 +15,8 @@ export interface DemoOptions {
   player: PlayerName
   type?: 'vod' | 'live'
   video?: string
-  /** `auto` (default), `hooks`, `service-worker` or `swap`. */
-  mode?: 'auto' | 'hooks' | 'service-worker' | 'swap'
+  /** `auto` (default), `hooks`, `service-worker`, `session` or `swap`. */
+  mode?: 'auto' | 'hooks' | 'service-worker' | 'session' | 'swap'
   expire?: number
   lead?: number
   ipBound?: boolean

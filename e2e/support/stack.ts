@@ -60,6 +60,9 @@ const tokenWorker = (port: number, plain: number, ip: number) => {
       'CDN_SCHEME=http',
       'ALLOWED_ORIGINS=*',
       'AUTH_MODE=none',
+      // a test may speak for a viewer elsewhere (the session specs' networks); browsers and
+      // players send no X-Forwarded-For, so for them it is wrangler's cf-connecting-ip
+      'IP_HEADERS=x-forwarded-for,cf-connecting-ip',
       `SESSION_SECRET=${SESSION.secret}`,
       `SESSION_ADMIN_TOKEN=${SESSION.adminToken}`,
       `SESSION_LEAF_LIFETIME=${SESSION.leafSeconds}`,

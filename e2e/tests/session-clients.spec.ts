@@ -56,15 +56,13 @@ test('ffmpeg and VLC play the 80-s VOD to the end through a session of 10-s CDN 
   const seen = Object.fromEntries(
     Object.entries(videos).map(([name, video]) => [name, cdnView(video)]),
   )
-  await test
-    .info()
-    .attach('cdn.json', {
-      body: JSON.stringify(
-        { seen, ffSessionSeconds, vlcSessionSeconds, ffPlainSeconds, vlcPlainSeconds },
-        null,
-        2,
-      ),
-    })
+  await test.info().attach('cdn.json', {
+    body: JSON.stringify(
+      { seen, ffSessionSeconds, vlcSessionSeconds, ffPlainSeconds, vlcPlainSeconds },
+      null,
+      2,
+    ),
+  })
 
   // the session: the whole VOD, every request at the CDN a 200, through many short URLs
   expect(ffSessionSeconds).toBeGreaterThan(VOD_SECONDS - 2)
@@ -95,11 +93,9 @@ test('ffmpeg reads 60 s of a live stream through a session; on a plain 10-s toke
   const controlSeconds = await finished(control, 'ffmpeg-live-plain')
   const seenSession = cdnView(session)
   const seenPlain = cdnView(plain)
-  await test
-    .info()
-    .attach('cdn.json', {
-      body: JSON.stringify({ seenSession, seenPlain, liveSeconds, controlSeconds }, null, 2),
-    })
+  await test.info().attach('cdn.json', {
+    body: JSON.stringify({ seenSession, seenPlain, liveSeconds, controlSeconds }, null, 2),
+  })
   expect(liveSeconds).toBeGreaterThan(58)
   expect(seenSession.statuses).toEqual([200])
   expect(seenSession.expiries).toBeGreaterThanOrEqual(6)

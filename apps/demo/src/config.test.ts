@@ -1,8 +1,19 @@
 import { describe, expect, it } from 'vitest'
-import { demoConfig, tokenRequestUrl } from './config.ts'
+import { demoConfig, sessionRequestUrl, tokenRequestUrl } from './config.ts'
 import { formatCountdown, statusLines } from './status-panel.ts'
 
 const local = 'http://127.0.0.1:8787/token'
+
+describe('sessionRequestUrl', () => {
+  it('asks the same worker’s /session for the video and type', () => {
+    expect(sessionRequestUrl(demoConfig('?type=live&video=cam-1', local))).toBe(
+      'http://127.0.0.1:8787/session?video=cam-1&type=live',
+    )
+    expect(
+      sessionRequestUrl(demoConfig('?token=https://tokens.example.com/api/token', local)),
+    ).toBe('https://tokens.example.com/api/session?video=demo&type=vod')
+  })
+})
 
 describe('demoConfig', () => {
   it('defaults to the local VOD with 60-second tokens and a 25 % lead', () => {
@@ -14,7 +25,7 @@ describe('demoConfig', () => {
       refreshLeadSeconds: 15,
       ipBound: false,
       clientIp: undefined,
-      players: ['videojs', 'hlsjs', 'shaka', 'native'],
+      players: ['videojs', 'hlsjs', 'shaka', 'native', 'session'],
       mode: 'auto',
       refresh: true,
       level: undefined,

@@ -1,9 +1,18 @@
 import type { ProtectionMode } from '@proj/token-refresh'
 
-/** The demo's players: video.js, hls.js, Shaka Player, and a plain `<video>` playing HLS natively. */
-export type PlayerName = 'videojs' | 'hlsjs' | 'shaka' | 'native'
-export const PLAYER_NAMES: readonly PlayerName[] = ['videojs', 'hlsjs', 'shaka', 'native']
-const MODES = ['auto', 'hooks', 'service-worker', 'swap'] as const
+/**
+ * The demo's players: video.js, hls.js, Shaka Player, a plain `<video>` playing HLS natively
+ * with the refresh packages, and a bare `<video>` on an edge session URL with no package at all.
+ */
+export type PlayerName = 'videojs' | 'hlsjs' | 'shaka' | 'native' | 'session'
+export const PLAYER_NAMES: readonly PlayerName[] = [
+  'videojs',
+  'hlsjs',
+  'shaka',
+  'native',
+  'session',
+]
+const MODES = ['auto', 'hooks', 'service-worker', 'session', 'swap'] as const
 
 /** What the demo plays and how it asks for tokens. */
 export interface DemoConfig {
@@ -77,5 +86,20 @@ export const tokenRequestUrl = (config: DemoConfig): string => {
     expire: String(config.expire),
     ...(config.clientIp ? { client_ip: config.clientIp } : {}),
   }).toString()
+  return url.href
+}
+
+/**
+ * The session request for `config`: the token worker's `GET /session`, next to its `/token`.
+ *
+ * @example
+ * ```ts
+ * sessionRequestUrl(config) // 'http://127.0.0.1:8787/session?video=demo&type=vod'
+ * ```
+ */
+export const sessionRequestUrl = (config: DemoConfig): string => {
+  const url = new URL(config.tokenUrl)
+  url.pathname = url.pathname.replace(/\/token\/?$/, '/session')
+  url.search = new URLSearchParams({ video: config.video, type: config.type }).toString()
   return url.href
 }

@@ -16,7 +16,13 @@ import {
 import Hls from 'hls.js'
 import shaka from 'shaka-player'
 import videojs from 'video.js'
-import { demoConfig, PLAYER_NAMES, type PlayerName, tokenRequestUrl } from './config.ts'
+import {
+  demoConfig,
+  PLAYER_NAMES,
+  type PlayerName,
+  sessionRequestUrl,
+  tokenRequestUrl,
+} from './config.ts'
 import { showStatus } from './status-panel.ts'
 
 const config = demoConfig(
@@ -50,6 +56,7 @@ const demo: Record<PlayerName, PlayerState> = {
   hlsjs: { errors: [], fatal: [] },
   shaka: { errors: [], fatal: [] },
   native: { errors: [], fatal: [] },
+  session: { errors: [], fatal: [] },
 }
 Object.assign(window, { demo })
 for (const name of PLAYER_NAMES) if (!config.players.includes(name)) section(name).hidden = true
@@ -64,7 +71,18 @@ const worker =
     ? registerTokenRefreshWorker({ url: '/token-refresh-sw.js' })
     : undefined
 worker?.catch((error: unknown) => console.info(`[demo] no service worker: ${String(error)}`))
-const nativeMode = config.mode === 'swap' || config.mode === 'service-worker' ? config.mode : 'auto'
+const nativeMode =
+  config.mode === 'swap' || config.mode === 'service-worker' || config.mode === 'session'
+    ? config.mode
+    : 'auto'
+
+/** A session URL of the video (`GET /session`): any HLS client plays it, no package needed. */
+const getSessionUrl = async (): Promise<string> => {
+  const res = await fetch(sessionRequestUrl(config))
+  const body = (await res.json()) as { session_url?: string; error?: string }
+  if (!res.ok || !body.session_url) throw new Error(body.error ?? `GET /session: ${res.status}`)
+  return body.session_url
+}
 
 /** Retries `attempt` every 2 s, saying on the page what the demo is waiting for. */
 const until = async <T>(what: string, attempt: () => Promise<T>): Promise<T> => {
@@ -104,13 +122,15 @@ function section(id: string): HTMLElement {
 }
 
 /** A panel line for players started with refresh=0. */
-const showStatic = (name: string) => (message: string, isError: boolean) => {
-  const list = section(name).querySelector('dl') as HTMLElement
-  list.innerHTML = '<dt>refresh</dt><dd>off (refresh=0)</dd><dt>player</dt><dd></dd>'
-  const state = list.lastElementChild as HTMLElement
-  state.textContent = message
-  if (isError) state.className = 'error'
-}
+const showStatic =
+  (name: string, label = 'refresh', value = 'off (refresh=0)') =>
+  (message: string, isError: boolean) => {
+    const list = section(name).querySelector('dl') as HTMLElement
+    list.innerHTML = `<dt>${label}</dt><dd>${value}</dd><dt>player</dt><dd></dd>`
+    const state = list.lastElementChild as HTMLElement
+    state.textContent = message
+    if (isError) state.className = 'error'
+  }
 
 const startVideojs = async () => {
   const element = section('videojs').querySelector('video-js') as Element
@@ -289,7 +309,8 @@ const startNative = async () => {
     watchElement(video, say)
     await trackNative(
       'native',
-      protectNativePlayback(video, refresher, { worker, mode: nativeMode }),
+      // the ladder: service worker, else the session (one switch), else swaps
+      protectNativePlayback(video, refresher, { worker, mode: nativeMode, getSessionUrl }),
     )
   }
   video.addEventListener('error', () => {
@@ -298,6 +319,51 @@ const startNative = async () => {
   })
   video.play().catch(() => undefined)
 }
+
+/** The fifth player: a bare `<video crossorigin>` on a session URL. No package, no refresh. */
+const startSession = async () => {
+  const video = section('session').querySelector('video') as HTMLVideoElement
+  const state = demo.session
+  state.video = video
+  state.mode = 'session'
+  const say = showStatic('session', 'lane', 'edge session (the worker signs each segment)')
+  watchElement(video, say)
+  video.addEventListener('error', () => {
+    state.fatal.push(video.error?.message || `media error ${video.error?.code}`)
+  })
+  try {
+    video.src = await getSessionUrl()
+  } catch (error) {
+    say(`no session: ${String(error)}`, true)
+    return
+  }
+  video.play().catch(() => say('press play', false))
+}
+
+/** The "play anywhere" box: a session URL to copy, with recipes for clients nobody here wrote. */
+const showAnywhere = (box: HTMLDetailsElement) => {
+  const field = document.querySelector('#anywhere-url') as HTMLInputElement
+  const recipes = document.querySelector('#anywhere-recipes') as HTMLElement
+  const fill = async () => {
+    try {
+      const url = await getSessionUrl()
+      field.value = url
+      recipes.textContent = [
+        `vlc '${url}'`,
+        `ffplay '${url}'`,
+        `ffmpeg -i '${url}' -c copy recording.ts`,
+        'AirPlay: Safari offers it from the page (offerRemotePlayback); Cast: give the receiver this URL',
+      ].join('\n')
+    } catch (error) {
+      recipes.textContent = `No session: ${String(error)} (set SESSION_SECRET on the token worker)`
+    }
+  }
+  box.addEventListener('toggle', () => box.open && void fill())
+  ;(document.querySelector('#anywhere-copy') as HTMLButtonElement).addEventListener('click', () => {
+    void navigator.clipboard?.writeText(field.value)
+  })
+}
+showAnywhere(document.querySelector('#anywhere') as HTMLDetailsElement)
 
 /** refresh=0: each player plays one fetched URL and nothing ever renews it. */
 async function firstUrl(): Promise<string> {
@@ -321,6 +387,7 @@ const start = async () => {
     config.players.includes('hlsjs') && startHlsjs(),
     config.players.includes('shaka') && startShaka(),
     config.players.includes('native') && startNative(),
+    config.players.includes('session') && startSession(),
   ])
 }
 void start()
