@@ -11,6 +11,7 @@ const benches = [
   ['in-process', 'apps/token-worker/bench/in-process.ts'],
   ['http', 'apps/token-worker/bench/http.ts'],
   ['workerd', 'apps/token-worker/bench/workerd.ts'],
+  ['sessions', 'apps/token-worker/bench/sessions.ts'],
   ['bundle', 'apps/token-worker/bench/bundle.ts'],
   ['herd', 'packages/token-refresh/bench/herd.ts'],
   ['playback', 'e2e/bench/playback.ts'],

@@ -4,6 +4,8 @@
 //   ?player=…&token=<token URL>                the player code, then the token (READMEs' basics)
 //   ?player=…&token=<token URL>&prefetch=1     the token request sent first, the player code
 //                                              loading meanwhile (README "Fastest first frame")
+//   ?player=native&session=<GET /session URL>  an edge session: no package, the element on the
+//                                              session URL (each segment a 302 to the CDN)
 // It reports on window.bench: the first frame's time since navigation, and per request the time
 // from the player asking for it to the request leaving (hls.js: its loader is called; VHS: it
 // calls its xhr; Shaka: its networking engine starts the request filters) → XHR send or fetch.
@@ -141,10 +143,16 @@ const startShaka = async () => {
   await video.play()
 }
 
+const sessionEndpoint = query.get('session')
+
 const startNative = async () => {
   video.hidden = false
   onFirstFrame(video)
-  if (tokenUrl) {
+  if (sessionEndpoint) {
+    video.crossOrigin = 'anonymous'
+    const res = await pageFetch(sessionEndpoint)
+    video.src = ((await res.json()) as { session_url: string }).session_url
+  } else if (tokenUrl) {
     const [{ protectNativePlayback, registerTokenRefreshWorker }, { TokenRefresher }] =
       await Promise.all([import('@proj/sw-token-refresh'), import('@proj/token-refresh')])
     // a page that protects native playback registers its worker first thing; in the default

@@ -60,6 +60,8 @@ const MAX_PATH = 4096
 const SESSION_CORS = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'Date, Retry-After',
+  // a page may time its own media requests (Resource Timing), redirect hop included
+  'timing-allow-origin': '*',
 }
 
 const revokeBody = v.union(
