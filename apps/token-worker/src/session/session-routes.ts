@@ -242,7 +242,13 @@ export const sessionRoutes = ({
       for (const [name, value] of Object.entries(SESSION_CORS)) c.header(name, value)
       const config = c.get('config')
       const session = sessionsOf(config)
-      const { pathname, search } = new URL(c.req.url)
+      // the request URL is absolute and has no fragment: cut it rather than parse it (a third
+      // of a leaf redirect's cost on workerd)
+      const { url } = c.req.raw
+      const pathStart = url.indexOf('/', url.indexOf('://') + 3)
+      const queryStart = url.indexOf('?', pathStart)
+      const pathname = queryStart === -1 ? url.slice(pathStart) : url.slice(pathStart, queryStart)
+      const search = queryStart === -1 ? '' : url.slice(queryStart)
       if (pathname.length > MAX_PATH) fail(414, 'session path too long')
       if (pathname.includes('%')) fail(400, 'a session path has no percent-escapes')
       const match = SESSION_PATH.exec(pathname)
@@ -300,7 +306,7 @@ export const sessionRoutes = ({
       const cdnUrl = (rest: string) =>
         `${scheme}://${cdnDomain}${directory}${token}/${expires}/${rest}`
       const rest = file?.rest ?? ''
-      const query = new URLSearchParams(search).toString()
+      const query = search === '' ? '' : new URLSearchParams(search).toString()
       if (file?.kind === 'leaf') {
         return new Response(null, {
           status: 302,
