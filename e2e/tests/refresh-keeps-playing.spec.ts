@@ -1,5 +1,5 @@
-// Scenario 1: with the refresh, 20-second tokens and a 6-second lead, playback runs for 58 s
-// (≥ 3 refreshes; the third token expires about 48 s in) through nginx with no 403/410, no fatal error and no stall over 1 s.
+// Scenario 1: with the refresh, 20-second tokens and a 6-second lead, playback runs for 50 s
+// (≥ 3 refreshes; the third token expires 48 s after the first fetch, before the watch ends) through nginx with no 403/410, no fatal error and no stall over 1 s.
 import {
   demoUrl,
   expect,
@@ -21,9 +21,9 @@ for (const player of PLAYERS)
     }) => {
       await page.goto(demoUrl({ player, type, expire: LIFETIME, lead: LEAD }))
       await waitForPlayback(page, player)
-      const run = await watchPlayback(page, player, 58_000)
+      const run = await watchPlayback(page, player, 50_000)
 
-      expect(run.advanced).toBeGreaterThan(52)
+      expect(run.advanced).toBeGreaterThan(44)
       expect(run.longestStallMs).toBeLessThanOrEqual(1000)
       expect(traffic.rejected()).toEqual([])
       const state = await probe(page, player)

@@ -45,6 +45,31 @@ test('Chromium plays VOD and live on a session URL with no package, past 3 leaf 
   }
 })
 
+test('without crossorigin, Chromium cannot follow the session’s cross-origin redirect (what the README says)', async ({
+  page,
+}) => {
+  const video = uniqueVideo('no-crossorigin')
+  const url = await sessionUrl(video)
+  await page.goto(
+    demoUrl({ player: 'session', video: uniqueVideo('unused'), tokenUrl: tokenUrl('nginx') }),
+  )
+  const outcome = await page.evaluate(
+    (src) =>
+      new Promise<string>((resolve) => {
+        const element = document.createElement('video')
+        element.muted = true
+        element.addEventListener('error', () => resolve(`error ${element.error?.code}`))
+        element.requestVideoFrameCallback(() => resolve('frame'))
+        element.src = src
+        document.body.append(element)
+        element.play().catch(() => undefined)
+        setTimeout(() => resolve('nothing within 15 s'), 15_000)
+      }),
+    url,
+  )
+  expect(outcome).toMatch(/^error /)
+})
+
 test('revocation mid-playback: after the leaf lifetime no media request of the session succeeds (ffmpeg and Chromium)', async ({
   page,
 }) => {

@@ -33,72 +33,70 @@ const finished = async (run: ClientRun, label: string) => {
   return mediaSeconds(run.file)
 }
 
-test('ffmpeg and VLC play the 80-s VOD to the end through a session of 10-s CDN URLs; on a plain 10-s token both fail', async () => {
+test('ffmpeg and VLC play the 80-s VOD to the end, and ffmpeg 60 s of live, through sessions of 10-s CDN URLs; on plain 10-s tokens every client fails', async () => {
   test.setTimeout(170_000)
+  // all six clients at once, each on a video name of its own: one real-time wait for all
   const videos = {
     ffmpegSession: uniqueVideo('ffmpeg-session'),
     ffmpegPlain: uniqueVideo('ffmpeg-plain'),
     vlcSession: uniqueVideo('vlc-session'),
     vlcPlain: uniqueVideo('vlc-plain'),
+    liveSession: uniqueVideo('ffmpeg-live-session'),
+    livePlain: uniqueVideo('ffmpeg-live-plain'),
   }
-  const [ffSession, vlcSession, ffPlain, vlcPlain] = await Promise.all([
+  const [ffSession, vlcSession, ffPlain, vlcPlain, liveSession, livePlain] = await Promise.all([
     sessionUrl(videos.ffmpegSession).then((url) => ffmpeg(url)),
     sessionUrl(videos.vlcSession).then((url) => vlc(url)),
     plainUrl(videos.ffmpegPlain, 'vod', SESSION.leafSeconds).then((url) => ffmpeg(url)),
     plainUrl(videos.vlcPlain, 'vod', SESSION.leafSeconds).then((url) => vlc(url)),
+    sessionUrl(videos.liveSession, 'live').then((url) => ffmpeg(url, { seconds: 60 })),
+    plainUrl(videos.livePlain, 'live', SESSION.leafSeconds).then((url) =>
+      ffmpeg(url, { seconds: 60 }),
+    ),
   ])
-  const [ffSessionSeconds, vlcSessionSeconds, ffPlainSeconds, vlcPlainSeconds] = await Promise.all([
+  // a live control never ends on its own (its playlist keeps failing): stopped with the session
+  void liveSession.exited.then(() => livePlain.process.kill('SIGINT'))
+  const [
+    ffSessionSeconds,
+    vlcSessionSeconds,
+    ffPlainSeconds,
+    vlcPlainSeconds,
+    liveSeconds,
+    livePlainSeconds,
+  ] = await Promise.all([
     finished(ffSession, 'ffmpeg-session'),
     finished(vlcSession, 'vlc-session'),
     finished(ffPlain, 'ffmpeg-plain'),
     finished(vlcPlain, 'vlc-plain'),
+    finished(liveSession, 'ffmpeg-live-session'),
+    finished(livePlain, 'ffmpeg-live-plain'),
   ])
   const seen = Object.fromEntries(
     Object.entries(videos).map(([name, video]) => [name, cdnView(video)]),
   )
-  await test.info().attach('cdn.json', {
-    body: JSON.stringify(
-      { seen, ffSessionSeconds, vlcSessionSeconds, ffPlainSeconds, vlcPlainSeconds },
-      null,
-      2,
-    ),
-  })
+  const read = {
+    ffSessionSeconds,
+    vlcSessionSeconds,
+    ffPlainSeconds,
+    vlcPlainSeconds,
+    liveSeconds,
+    livePlainSeconds,
+  }
+  await test.info().attach('cdn.json', { body: JSON.stringify({ seen, read }, null, 2) })
 
-  // the session: the whole VOD, every request at the CDN a 200, through many short URLs
+  // the sessions: the whole VOD (60 s of live), every request at the CDN a 200, many short URLs
   expect(ffSessionSeconds).toBeGreaterThan(VOD_SECONDS - 2)
   expect(vlcSessionSeconds).toBeGreaterThan(VOD_SECONDS - 4)
-  for (const name of ['ffmpegSession', 'vlcSession'] as const) {
+  expect(liveSeconds).toBeGreaterThan(58)
+  for (const name of ['ffmpegSession', 'vlcSession', 'liveSession'] as const) {
     expect(seen[name]?.statuses, name).toEqual([200])
-    expect(seen[name]?.requests, name).toBeGreaterThan(VOD_SECONDS / 2)
+    expect(seen[name]?.requests, name).toBeGreaterThan(30)
     expect(seen[name]?.expiries, name).toBeGreaterThanOrEqual(6)
   }
-  // the control: the same clients, paced the same, die with the token
+  // the controls: the same clients, paced the same, die with the token
   expect(ffPlainSeconds).toBeLessThan(VOD_SECONDS * 0.75)
   expect(vlcPlainSeconds).toBeLessThan(VOD_SECONDS * 0.75)
-  expect(seen.ffmpegPlain?.statuses).toContain(410)
-  expect(seen.vlcPlain?.statuses).toContain(410)
-})
-
-test('ffmpeg reads 60 s of a live stream through a session; on a plain 10-s token it does not', async () => {
-  test.setTimeout(120_000)
-  const session = uniqueVideo('ffmpeg-live-session')
-  const plain = uniqueVideo('ffmpeg-live-plain')
-  const [live, control] = await Promise.all([
-    sessionUrl(session, 'live').then((url) => ffmpeg(url, { seconds: 60 })),
-    plainUrl(plain, 'live', SESSION.leafSeconds).then((url) => ffmpeg(url, { seconds: 60 })),
-  ])
-  // a control that never ends on its own (live playlists keep failing): stopped with the session
-  const liveSeconds = await finished(live, 'ffmpeg-live-session')
-  control.process.kill('SIGINT')
-  const controlSeconds = await finished(control, 'ffmpeg-live-plain')
-  const seenSession = cdnView(session)
-  const seenPlain = cdnView(plain)
-  await test.info().attach('cdn.json', {
-    body: JSON.stringify({ seenSession, seenPlain, liveSeconds, controlSeconds }, null, 2),
-  })
-  expect(liveSeconds).toBeGreaterThan(58)
-  expect(seenSession.statuses).toEqual([200])
-  expect(seenSession.expiries).toBeGreaterThanOrEqual(6)
-  expect(controlSeconds).toBeLessThan(40)
-  expect(seenPlain.statuses).toContain(410)
+  expect(livePlainSeconds).toBeLessThan(40)
+  for (const name of ['ffmpegPlain', 'vlcPlain', 'livePlain'] as const)
+    expect(seen[name]?.statuses, name).toContain(410)
 })
