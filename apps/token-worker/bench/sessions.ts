@@ -43,7 +43,7 @@ const rounds = async (calls: (() => unknown)[], n?: number) => {
     for (const [i, call] of calls.entries()) samples[i]?.push(await perCallUs(call, n))
   return samples.map(median)
 }
-const sessionPath = async (issue: (path: string) => Promise<Response>) => {
+const sessionPath = async (issue: (path: string) => Response | Promise<Response>) => {
   const res = await issue('/session?video=demo&type=vod')
   if (res.status !== 200)
     throw new Error(`GET /session answered ${res.status}: ${await res.text()}`)
