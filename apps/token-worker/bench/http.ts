@@ -1,46 +1,20 @@
-import { spawn } from 'node:child_process'
-import { closeSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { quick, report, stamp, table } from '../../../scripts/bench/report.mjs'
+import { startNodeServer } from './node-server.ts'
 
 // GET /token on Node (@hono/node-server) against a hello-world Hono app on the same adapter, each
 // in its own process, measured one after the other in the same run: loopback only, bounded time.
 const DURATION = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5))
 const here = import.meta.dirname
 const env = {
-  PATH: process.env.PATH ?? '',
   CLIENT_ID: '12345',
   SECRET_KEY: 'bench-secret',
   CDN_DOMAIN: 'cdn.example.com',
   CDN_DOMAIN_IP: 'cdn-ip.example.com',
 }
 
-// The audit lines (one per token) go to /dev/null, as the in-process bench's no-op console.log:
-// read through a pipe by this process, they would take CPU from the load generator instead.
-const start = async (entry: string, port: number) => {
-  const sink = openSync('/dev/null', 'w')
-  const child = spawn(process.execPath, [entry], {
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', sink, 'inherit'],
-  })
-  closeSync(sink)
-  let exited: number | null | undefined
-  child.on('exit', (code) => {
-    exited = code
-  })
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-    if (exited !== undefined) throw new Error(`${entry} exited with ${exited}`)
-    const up = await fetch(`http://127.0.0.1:${port}/`).then(
-      () => true,
-      () => false,
-    )
-    if (up) return child
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  child.kill()
-  throw new Error(`${entry} did not listen on ${port} within 10 s`)
-}
+const start = (entry: string, port: number) => startNodeServer(entry, port, env)
 
 const measure = async (name: string, entry: string, port: number, path: string) => {
   const server = await start(entry, port)

@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { nodeMd5Digest } from '@proj/signing/node'
@@ -10,6 +9,7 @@ import { median, quick, report, stamp, table } from '../../../scripts/bench/repo
 import { createTokenApp } from '../src/app.ts'
 import { memoryPlaylists } from '../src/session/playlist-cache.ts'
 import { sessionPlaylist } from '../src/session/session-playlist.ts'
+import { startNodeServer } from './node-server.ts'
 import { wranglerBuild } from './wrangler-build.ts'
 
 // Edge sessions: what a leaf redirect (verify the session, sign a CDN URL, answer 302) costs next
@@ -101,24 +101,8 @@ const load = async (url: string, headers: Record<string, string>, status: 2 | 3)
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
 }
 
-const startNode = async (entry: string, port: number) => {
-  const sink = openSync('/dev/null', 'w')
-  const child = spawn(process.execPath, [entry], {
-    env: { PATH: process.env.PATH ?? '', ...env, IP_HEADERS: 'x-real-ip', PORT: String(port) },
-    stdio: ['ignore', sink, 'inherit'],
-  })
-  closeSync(sink)
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-    const up = await fetch(`http://127.0.0.1:${port}/`).then(
-      () => true,
-      () => false,
-    )
-    if (up) return child
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  child.kill()
-  throw new Error(`${entry} did not listen on ${port}`)
-}
+const startNode = (entry: string, port: number) =>
+  startNodeServer(entry, port, { ...env, IP_HEADERS: 'x-real-ip' })
 const nodeViewer = { 'x-real-ip': '203.0.113.7' }
 const helloServer = await startNode(join(here, 'hello.ts'), 18911)
 const nodeHello = await load('http://127.0.0.1:18911/token', nodeViewer, 2).finally(() =>

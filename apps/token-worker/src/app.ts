@@ -1,5 +1,5 @@
 import { createTokenRecord, streamType, type TokenDigest, type TokenRecord } from '@proj/signing'
-import type { MiddlewareHandler, TypedResponse } from 'hono'
+import type { MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
 // PatternRouter: a few route families need no more, and the bundle is 5 KiB smaller
@@ -8,7 +8,7 @@ import { type AuditSink, issuedToken } from './audit-log.ts'
 import type { Authorizer } from './authorize.ts'
 import { loadConfig, type TokenWorkerConfig } from './config.ts'
 import { fail, handleError, handleNotFound } from './errors.ts'
-import { answerHeaders, requestIdOf } from './response-headers.ts'
+import { answerHeaders, requestIdOf, signedAnswer } from './response-headers.ts'
 import type { PlaylistCache } from './session/playlist-cache.ts'
 import { sessionRoutes } from './session/session-routes.ts'
 import type { SessionStore } from './session/session-store.ts'
@@ -136,15 +136,7 @@ export const createTokenApp = ({
           }),
         ),
       )
-      const headers = answerHeaders(c)
-      // The clock the record was signed with, to the second (every runtime, not only the edge).
-      headers.date = new Date(nowMs).toUTCString()
-      // A plain Response (not c.json, which builds a Headers): typed for hc clients all the same.
-      return new Response(JSON.stringify(record), { headers }) as unknown as TypedResponse<
-        TokenRecord,
-        200,
-        'json'
-      >
+      return signedAnswer<TokenRecord>(c, record, nowMs)
     })
     .route(
       '/',

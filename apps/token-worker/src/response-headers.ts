@@ -1,4 +1,4 @@
-import type { Context } from 'hono'
+import type { Context, TypedResponse } from 'hono'
 import type { TokenAppEnv } from './types.ts'
 
 const REQUEST_ID = /^[\w\-=]{1,255}$/
@@ -34,3 +34,19 @@ export const answerHeaders = (c: Context<TokenAppEnv>): Record<string, string> =
   'x-content-type-options': 'nosniff',
   'x-request-id': c.get('requestId'),
 })
+
+/**
+ * A signed record's answer: JSON with {@link answerHeaders} and `Date` set to the clock it was
+ * signed with (to the second, on every runtime). A plain `Response` (not `c.json`, which builds a
+ * `Headers`), typed for `hc` clients all the same.
+ *
+ * @example
+ * ```ts
+ * return signedAnswer<TokenRecord>(c, record, nowMs)
+ * ```
+ */
+export const signedAnswer = <T>(c: Context<TokenAppEnv>, body: T, nowMs: number) => {
+  const headers = answerHeaders(c)
+  headers.date = new Date(nowMs).toUTCString()
+  return new Response(JSON.stringify(body), { headers }) as unknown as TypedResponse<T, 200, 'json'>
+}

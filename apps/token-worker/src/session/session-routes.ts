@@ -7,14 +7,14 @@ import {
   type TokenDigest,
   toBase64Url,
 } from '@proj/signing'
-import type { Context, TypedResponse } from 'hono'
+import type { Context } from 'hono'
 import { Hono } from 'hono/tiny'
 import { timingSafeEqual } from 'hono/utils/buffer'
 import * as v from 'valibot'
 import type { AuditSink } from '../audit-log.ts'
 import type { SessionConfig, TokenWorkerConfig } from '../config.ts'
 import { fail } from '../errors.ts'
-import { answerHeaders } from '../response-headers.ts'
+import { answerHeaders, signedAnswer } from '../response-headers.ts'
 import type { TokenAppEnv } from '../types.ts'
 import { type AdmissionRules, admitViewer, validateViewerQuery } from '../viewer-request.ts'
 import { durableSessionStore } from './durable-session-store.ts'
@@ -171,13 +171,7 @@ export const sessionRoutes = ({
       audit(
         JSON.stringify(issuedSession(claims, { clientIp, requestId: c.get('requestId'), nowMs })),
       )
-      const headers = answerHeaders(c)
-      headers.date = new Date(nowMs).toUTCString()
-      return new Response(JSON.stringify(record), { headers }) as unknown as TypedResponse<
-        SessionRecord,
-        200,
-        'json'
-      >
+      return signedAnswer<SessionRecord>(c, record, nowMs)
     })
     .post(
       '/sessions/revoke',
