@@ -1,7 +1,7 @@
 // HLS clients nobody here wrote (ffmpeg, VLC), driven as users run them, paced in real time,
 // and the token worker's session and token endpoints they get their URLs from.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs'
+import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from 'node:child_process'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PORTS, SESSION } from './stack.ts'
@@ -65,8 +65,13 @@ const scratch = () => {
   return dir
 }
 
-const run = (command: string, args: string[], file: string): ClientRun => {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+const run = (
+  command: string,
+  args: string[],
+  file: string,
+  options: SpawnOptions = {},
+): ClientRun => {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout?.on('data', (chunk) => (output += chunk))
   child.stderr?.on('data', (chunk) => (output += chunk))
@@ -113,7 +118,8 @@ export const ffmpeg = (url: string, { seconds }: { seconds?: number } = {}): Cli
  * user (VLC refuses root).
  */
 export const vlc = (url: string): ClientRun => {
-  const file = join(scratch(), 'out.ts')
+  const dir = scratch()
+  const file = join(dir, 'out.ts')
   const args = [
     '-I',
     'dummy',
@@ -127,9 +133,19 @@ export const vlc = (url: string): ClientRun => {
     `#duplicate{dst=display,dst=std{access=file,mux=ts,dst=${file}}}`,
     url,
   ]
-  return process.getuid?.() === 0
-    ? run('runuser', ['-u', 'nobody', '--', 'cvlc', ...args], file)
-    : run('cvlc', args, file)
+  if (process.getuid?.() !== 0) return run('cvlc', args, file)
+  // as root: the process itself runs as nobody (no runuser needed, which is not on every PATH)
+  const [uid, gid] = nobody()
+  return run('cvlc', args, file, { uid, gid, env: { ...process.env, HOME: dir } })
+}
+
+/** The uid and gid of the user `nobody` (/etc/passwd). */
+const nobody = (): [number, number] => {
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('nobody:'))
+  const [, , uid = '65534', gid = '65534'] = line?.split(':') ?? []
+  return [Number(uid), Number(gid)]
 }
 
 /** Seconds of media in a file, by ffprobe (0 when it holds none). */
