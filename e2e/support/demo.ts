@@ -1,47 +1,33 @@
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { test as base, expect, type Page } from '@playwright/test'
+import { type DemoQuery, demoSearch, type PlayerName } from '@proj/demo/config'
 import { type Cdn, PORTS, tokenUrl } from './stack.ts'
 
-export type PlayerName = 'videojs' | 'hlsjs' | 'shaka' | 'native' | 'session'
+export type { PlayerName }
 /**
  * The players with request hooks (MSE); `native` is the plain `<video>` with the refresh
  * packages, `session` the bare `<video>` on an edge session URL.
  */
 export const PLAYERS: PlayerName[] = ['videojs', 'hlsjs', 'shaka']
 
-/** What the demo page plays (its query string). */
-export interface DemoOptions {
+/** What the demo page plays: its URL contract (`@proj/demo/config`), plus the stack's CDN. */
+export interface DemoOptions extends Omit<DemoQuery, 'tokenUrl' | 'player'> {
   player: PlayerName
-  type?: 'vod' | 'live'
-  video?: string
-  /** `auto` (default), `hooks`, `service-worker`, `session` or `swap`. */
-  mode?: 'auto' | 'hooks' | 'service-worker' | 'session' | 'swap'
-  expire?: number
-  lead?: number
-  ipBound?: boolean
-  clientIp?: string
-  refresh?: boolean
   cdn?: Cdn
   /** Another token endpoint than the stack's (`cdn` is then ignored). */
   tokenUrl?: string
 }
 
-export const demoUrl = (options: DemoOptions): string => {
-  const query = new URLSearchParams({
-    player: options.player,
-    type: options.type ?? 'vod',
-    expire: String(options.expire ?? 20),
-    lead: String(options.lead ?? 6),
-    token: options.tokenUrl ?? tokenUrl(options.cdn),
-  })
-  if (options.video) query.set('video', options.video)
-  if (options.mode) query.set('mode', options.mode)
-  if (options.ipBound) query.set('ip', '1')
-  if (options.clientIp) query.set('client_ip', options.clientIp)
-  if (options.refresh === false) query.set('refresh', '0')
-  return `http://127.0.0.1:${PORTS.demo}/?${query}`
-}
+/** The demo page on the stack, with the e2e defaults: VOD, 20-s tokens, a 6-s lead. */
+export const demoUrl = ({ cdn, tokenUrl: token, ...options }: DemoOptions): string =>
+  `http://127.0.0.1:${PORTS.demo}/?${demoSearch({
+    type: 'vod',
+    expire: 20,
+    lead: 6,
+    ...options,
+    tokenUrl: token ?? tokenUrl(cdn),
+  })}`
 
 /** One media request as the browser saw it. */
 export interface MediaRequest {

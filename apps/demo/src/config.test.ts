@@ -1,8 +1,40 @@
 import { describe, expect, it } from 'vitest'
-import { demoConfig, sessionRequestUrl, tokenRequestUrl } from './config.ts'
+import { demoConfig, demoSearch, sessionRequestUrl, tokenRequestUrl } from './config.ts'
 import { formatCountdown, statusLines } from './status-panel.ts'
 
 const local = 'http://127.0.0.1:8787/token'
+
+describe('demoSearch', () => {
+  it('builds what demoConfig reads back', () => {
+    const search = demoSearch({
+      player: 'native',
+      tokenUrl: 'http://127.0.0.1:18787/token',
+      type: 'live',
+      video: 'cam-1',
+      mode: 'session',
+      expire: 20,
+      lead: 6,
+      ipBound: true,
+      clientIp: '127.0.0.1',
+      refresh: false,
+    })
+    expect(demoConfig(`?${search}`, local)).toMatchObject({
+      tokenUrl: 'http://127.0.0.1:18787/token',
+      players: ['native'],
+      type: 'live',
+      video: 'cam-1',
+      mode: 'session',
+      expire: 20,
+      refreshLeadSeconds: 6,
+      ipBound: true,
+      clientIp: '127.0.0.1',
+      refresh: false,
+    })
+    expect(demoConfig(`?${demoSearch({ player: 'all', tokenUrl: local })}`, local)).toEqual(
+      demoConfig('', local),
+    )
+  })
+})
 
 describe('sessionRequestUrl', () => {
   it('asks the same worker’s /session for the video and type', () => {

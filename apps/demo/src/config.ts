@@ -1,4 +1,4 @@
-import type { ProtectionMode } from '@proj/token-refresh'
+import { PROTECTION_MODES, type ProtectionMode } from '@proj/token-refresh'
 
 /**
  * The demo's players: video.js, hls.js, Shaka Player, a plain `<video>` playing HLS natively
@@ -12,7 +12,7 @@ export const PLAYER_NAMES: readonly PlayerName[] = [
   'native',
   'session',
 ]
-const MODES = ['auto', 'hooks', 'service-worker', 'session', 'swap'] as const
+const MODES = ['auto', ...PROTECTION_MODES] as const
 
 /** What the demo plays and how it asks for tokens. */
 export interface DemoConfig {
@@ -102,4 +102,40 @@ export const sessionRequestUrl = (config: DemoConfig): string => {
   url.pathname = url.pathname.replace(/\/token\/?$/, '/session')
   url.search = new URLSearchParams({ video: config.video, type: config.type }).toString()
   return url.href
+}
+
+/** What a demo URL says: the query {@link demoConfig} reads, as values. */
+export interface DemoQuery {
+  player: PlayerName | 'all'
+  tokenUrl: string
+  type?: 'vod' | 'live' | undefined
+  video?: string | undefined
+  mode?: DemoConfig['mode'] | undefined
+  expire?: number | undefined
+  lead?: number | undefined
+  ipBound?: boolean | undefined
+  clientIp?: string | undefined
+  refresh?: boolean | undefined
+}
+
+/**
+ * The query string of a demo URL: the other half of {@link demoConfig}, so tests and links build
+ * what the page reads (one contract, declared here).
+ *
+ * @example
+ * ```ts
+ * `http://127.0.0.1:5173/?${demoSearch({ player: 'hlsjs', tokenUrl, type: 'live', expire: 20 })}`
+ * ```
+ */
+export const demoSearch = (options: DemoQuery): string => {
+  const query = new URLSearchParams({ player: options.player, token: options.tokenUrl })
+  if (options.type) query.set('type', options.type)
+  if (options.expire !== undefined) query.set('expire', String(options.expire))
+  if (options.lead !== undefined) query.set('lead', String(options.lead))
+  if (options.video) query.set('video', options.video)
+  if (options.mode) query.set('mode', options.mode)
+  if (options.ipBound) query.set('ip', '1')
+  if (options.clientIp) query.set('client_ip', options.clientIp)
+  if (options.refresh === false) query.set('refresh', '0')
+  return query.toString()
 }

@@ -24,4 +24,5 @@ export type {
   TokenRefreshOptions,
   Visibility,
 } from './types.ts'
+export { PROTECTION_MODES } from './types.ts'
 export { urlRewriter } from './url-rewriter.ts'

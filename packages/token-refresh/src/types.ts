@@ -79,4 +79,7 @@ export interface TokenRefreshOptions {
  * requests of native playback; `session`, an edge session URL that needs no refresh (`GET /session`);
  * `swap`, switching a native `<video>` to each new URL.
  */
-export type ProtectionMode = 'hooks' | 'service-worker' | 'session' | 'swap'
+export type ProtectionMode = (typeof PROTECTION_MODES)[number]
+
+/** Every {@link ProtectionMode}, in the order a page tries them. @example `PROTECTION_MODES.includes(mode)` */
+export const PROTECTION_MODES = ['hooks', 'service-worker', 'session', 'swap'] as const

@@ -1,4 +1,4 @@
-import type { Clock, Timers, TokenRefresher } from '@proj/token-refresh'
+import type { Clock, ProtectionMode, Timers, TokenRefresher } from '@proj/token-refresh'
 import { SourceSwap, type SwapMeasurement } from './source-swap.ts'
 import type { TokenRefreshWorker } from './worker-connection.ts'
 
@@ -6,7 +6,7 @@ import type { TokenRefreshWorker } from './worker-connection.ts'
  * How native playback is kept on a valid token: the service worker moves its requests, an edge
  * session URL needs no refresh at all, or the element is swapped to each new URL.
  */
-export type NativeMode = 'service-worker' | 'session' | 'swap'
+export type NativeMode = Exclude<ProtectionMode, 'hooks'>
 
 /** Options of {@link protectNativePlayback}. */
 export interface NativeProtectionOptions {
