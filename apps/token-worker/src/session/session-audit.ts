@@ -17,12 +17,24 @@ export interface IssuedSession {
   request_id: string
 }
 
-/** The audit line of a refused session (once per session and reason in an isolate). */
+/**
+ * The audit line of a refused session: its use (once per session and reason in an isolate) or
+ * its issuance (once per caller and reason).
+ */
 export interface RefusedSession {
   event: 'session_refused'
   time: string
   video: string
-  reason: 'invalid' | 'expired' | 'foreign_account' | 'foreign_video' | 'network' | 'revoked'
+  reason:
+    | 'invalid'
+    | 'expired'
+    | 'foreign_account'
+    | 'foreign_video'
+    | 'network'
+    | 'revoked'
+    /** Issuance refused by the authorization (401/403) or the rate limit (429). */
+    | 'not_authorized'
+    | 'rate_limited'
   /** Absent when the credential could not be read. */
   session_id?: string
   client_ip: string

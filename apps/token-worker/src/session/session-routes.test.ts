@@ -94,6 +94,26 @@ describe('GET /session', () => {
     const { issue } = setup({}, testEnv({ SESSION_LIFETIME: '7200' }))
     expect((await issue('?video=demo&expire=600')).expires).toBe(NOW_S + 600)
     expect((await issue('?video=demo&expire=99999')).expires).toBe(NOW_S + 7200)
+    expect((await issue(`?video=demo&expire=${NOW_S + 900}`)).expires).toBe(NOW_S + 900)
+    // no usable expire (unparsable, ≤ 0): the session default, as /token falls back to its own
+    for (const expire of ['-5', '0', '60s'])
+      expect((await issue(`?video=demo&expire=${expire}`)).expires).toBe(NOW_S + 7200)
+  })
+
+  it('audits a refused issuance once per caller and reason', async () => {
+    const { request, from, lines } = setup({
+      authorize: () => ({ allow: false, status: 401, reason: 'sign in first' }),
+    })
+    for (let i = 0; i < 3; i++)
+      expect((await request('/session?video=demo', from('198.51.100.7'))).status).toBe(401)
+    expect(lines).toEqual([
+      expect.objectContaining({
+        event: 'session_refused',
+        reason: 'not_authorized',
+        video: 'demo',
+        client_ip: '198.51.100.7',
+      }),
+    ])
   })
 
   it('is 501 with what to set when sessions are off', async () => {
@@ -161,6 +181,14 @@ describe('/s/{video}/{session}/…', () => {
       advance(7000)
     }
     expect(expiries.size).toBe(3)
+  })
+
+  it('never hands out a CDN URL that outlives the session', async () => {
+    const { request, issue, advance } = setup()
+    const { path, expires } = await issue('?video=demo&type=vod&expire=60')
+    advance(50_000) // 10 s of the session left, the leaf lifetime is 30
+    const location = (await request(`${path}v0/seg_000.ts`)).headers.get('location') ?? ''
+    expect(Number(/\/(\d+)\/v0\/seg_000\.ts$/.exec(location)?.[1])).toBe(expires)
   })
 
   it('plays live from /cmaf/ the same way', async () => {

@@ -1,6 +1,7 @@
 import { sValidator } from '@hono/standard-validator'
 import {
   detectClientIp,
+  parseExpire,
   resolveExpiry,
   signToken,
   streamType,
@@ -8,6 +9,7 @@ import {
   toBase64Url,
 } from '@proj/signing'
 import type { Context } from 'hono'
+import { HTTPException } from 'hono/http-exception'
 import { Hono } from 'hono/tiny'
 import { timingSafeEqual } from 'hono/utils/buffer'
 import * as v from 'valibot'
@@ -118,20 +120,25 @@ export const sessionRoutes = ({
         : memoryPlaylists({}, now)),
     fetcher ?? ((input, init) => fetch(input, init)),
   )
-  // one refusal line per session and reason, not per segment
+  // one refusal line per session (or caller) and reason, not per segment or retry
   const refusals = new Set<string>()
+  const refuseQuietly = (
+    c: Context<TokenAppEnv>,
+    line: Omit<RefusedSession, 'event' | 'time' | 'request_id'>,
+  ) => {
+    const key = `${line.session_id ?? line.client_ip} ${line.reason}`
+    if (refusals.has(key)) return
+    if (refusals.size >= 10_000) refusals.clear()
+    refusals.add(key)
+    audit(JSON.stringify(refusedSession(line, { requestId: c.get('requestId'), nowMs: now() })))
+  }
   const refuse = (
     c: Context<TokenAppEnv>,
     status: 403 | 410,
     message: string,
     line: Omit<RefusedSession, 'event' | 'time' | 'request_id'>,
   ): never => {
-    const key = `${line.session_id ?? line.client_ip} ${line.reason}`
-    if (!refusals.has(key)) {
-      if (refusals.size >= 10_000) refusals.clear()
-      refusals.add(key)
-      audit(JSON.stringify(refusedSession(line, { requestId: c.get('requestId'), nowMs: now() })))
-    }
+    refuseQuietly(c, line)
     return fail(status, message)
   }
 
@@ -142,12 +149,25 @@ export const sessionRoutes = ({
       const nowMs = now()
       const nowSeconds = Math.floor(nowMs / 1000)
       const query = c.req.valid('query')
-      const clientIp = await admitViewer(c, query, admission)
+      const clientIp = await admitViewer(c, query, admission).catch((error: unknown) => {
+        // a refused issuance is audited too (once per network and reason), then answered
+        if (error instanceof HTTPException && [401, 403, 429].includes(error.status)) {
+          const caller = detectClientIp(c.req.raw.headers, { headerNames: config.ipHeaders })
+          refuseQuietly(c, {
+            video: query.video,
+            reason: error.status === 429 ? 'rate_limited' : 'not_authorized',
+            client_ip: caller,
+          })
+        }
+        throw error
+      })
       const type = streamType(query.type)
+      // as /token reads expire, except that "none" (absent, unparsable, ≤ 0) is the session default
+      const asked = parseExpire(query.expire)
       const exp =
-        query.expire === undefined
+        asked === undefined || asked <= 0
           ? nowSeconds + session.lifetimeSeconds
-          : resolveExpiry(query.expire, { nowSeconds, maxLifetimeSeconds: session.lifetimeSeconds })
+          : resolveExpiry(asked, { nowSeconds, maxLifetimeSeconds: session.lifetimeSeconds })
       if (exp <= nowSeconds) fail(400, 'expire is in the past')
       const sub = (c.get('jwtPayload') as { sub?: unknown } | undefined)?.sub
       const net = sessionNetwork(clientIp, session.binding)
@@ -295,7 +315,8 @@ export const sessionRoutes = ({
         scheme = 'https',
       } = config.signing
       const directory = videoDirectory(clientId, claims.video, claims.type)
-      const expires = nowSeconds + session.leafLifetimeSeconds
+      // never past the session's own end: when it ends, so does what it handed out
+      const expires = Math.min(nowSeconds + session.leafLifetimeSeconds, claims.exp)
       const token = signToken({ clientId, video: claims.video, secret, expires }, digest)
       const cdnUrl = (rest: string) =>
         `${scheme}://${cdnDomain}${directory}${token}/${expires}/${rest}`
