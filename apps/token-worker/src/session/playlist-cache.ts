@@ -96,7 +96,9 @@ const MAX_TTL_SECONDS = 300
 export const playlistTtl = (cacheControl: string | null, type: 'vod' | 'live'): number => {
   const directives = (cacheControl ?? '').toLowerCase()
   if (/(^|[\s,])(no-store|no-cache|private)([\s,=]|$)/.test(directives)) return 0
-  const maxAge = /(?:^|[\s,])(?:s-)?max-age=(\d+)/.exec(directives)?.[1]
+  // a shared cache's own directive first (s-maxage), else the browser's
+  const maxAge = (/(?:^|[\s,])s-maxage=(\d+)/.exec(directives) ??
+    /(?:^|[\s,])max-age=(\d+)/.exec(directives))?.[1]
   if (maxAge !== undefined) return Math.min(Number(maxAge), MAX_TTL_SECONDS)
   return type === 'vod' ? 60 : 1
 }

@@ -1,6 +1,8 @@
 import { fail } from '../errors.ts'
 import { type PlaylistCache, playlistTtl } from './playlist-cache.ts'
 
+/** How long the worker waits for the CDN's playlist: players retry sooner than a hung fetch. */
+const UPSTREAM_TIMEOUT_MS = 10_000
 /** Largest playlist the worker reads (a 24-h VOD of 2-s segments is about 3 MB). */
 const MAX_PLAYLIST_BYTES = 8 * 1024 * 1024
 
@@ -21,8 +23,16 @@ export const upstreamPlaylists = (cache: PlaylistCache, fetcher: typeof fetch = 
   const load = async (key: string, type: 'vod' | 'live', url: string): Promise<string> => {
     let response: Response
     try {
-      response = await fetcher(url, { redirect: 'manual' })
-    } catch {
+      response = await fetcher(url, {
+        redirect: 'manual',
+        signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
+      })
+    } catch (error) {
+      if (error instanceof Error && error.name === 'TimeoutError')
+        return fail(
+          504,
+          `the CDN did not answer the playlist within ${UPSTREAM_TIMEOUT_MS / 1000} s`,
+        )
       return fail(502, 'the CDN could not be reached for the playlist')
     }
     const { status } = response

@@ -1,0 +1,57 @@
+import { describe, expect, it, vi } from 'vitest'
+import { memoryPlaylists } from './playlist-cache.ts'
+import { upstreamPlaylists } from './upstream-playlists.ts'
+
+const PLAYLIST = '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg_0.ts\n'
+const statusOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 200,
+    (error: { status?: number; message?: string }) => `${error.status} ${error.message}`,
+  )
+
+describe('upstreamPlaylists', () => {
+  it('shares one fetch between viewers who ask together, then serves the cache', async () => {
+    let fetches = 0
+    const upstream = upstreamPlaylists(memoryPlaylists(), async () => {
+      fetches++
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      return new Response(PLAYLIST)
+    })
+    const url = () => 'https://cdn.test/videos/1_demo/tok123/1800000000/v0/index.m3u8'
+    const texts = await Promise.all(
+      Array.from({ length: 5 }, () => upstream.get('/videos/1_demo/v0/index.m3u8', 'vod', url)),
+    )
+    expect(new Set(texts)).toEqual(new Set([PLAYLIST]))
+    await upstream.get('/videos/1_demo/v0/index.m3u8', 'vod', url)
+    expect(fetches).toBe(1)
+  })
+
+  it('answers each CDN failure with a status that says whose it is', async () => {
+    const cases: [() => Promise<Response>, string][] = [
+      [async () => new Response('nope', { status: 404 }), '404 no such playlist: v0/index.m3u8'],
+      [
+        async () => new Response('', { status: 403 }),
+        '502 the CDN refused the playlist URL signed by this worker (403)',
+      ],
+      [async () => new Response('', { status: 503 }), '502 the CDN answered 503 for the playlist'],
+      [async () => new Response('<html>'), '502 the CDN answered something that is not a playlist'],
+      [
+        async () => Promise.reject(new TypeError('fetch failed')),
+        '502 the CDN could not be reached for the playlist',
+      ],
+      [
+        async () => Promise.reject(new DOMException('timed out', 'TimeoutError')),
+        '504 the CDN did not answer the playlist within 10 s',
+      ],
+    ]
+    for (const [answer, expected] of cases) {
+      const upstream = upstreamPlaylists(memoryPlaylists(), answer)
+      const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+      const outcome = await statusOf(
+        upstream.get('/videos/1_demo/v0/index.m3u8', 'vod', () => 'https://cdn.test/x'),
+      )
+      quiet.mockRestore()
+      expect(outcome).toBe(expected)
+    }
+  })
+})
