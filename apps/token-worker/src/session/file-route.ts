@@ -1,0 +1,184 @@
+import { detectClientIp, signToken } from '@proj/signing'
+import type { Context } from 'hono'
+import { Hono } from 'hono/tiny'
+import type { SessionConfig } from '../config.ts'
+import { fail } from '../errors.ts'
+import { answerHeaders } from '../response-headers.ts'
+import type { TokenAppEnv } from '../types.ts'
+import { sessionNetwork } from './network.ts'
+import { SESSION_CORS, type SessionLane, sessionsOf } from './session-lane.ts'
+import { type SessionFile, sessionFile, videoDirectory } from './session-path.ts'
+import { sessionPlaylist } from './session-playlist.ts'
+import type { SessionClaims } from './session-token.ts'
+
+const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl'
+// the credential: three base64url parts (an empty signature is refused by the verification)
+const SESSION_PATH =
+  /^\/s\/([A-Za-z0-9_-]{1,128})\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)\/(.+)$/
+const MAX_PATH = 4096
+
+/** What a request under `/s/` asks for. */
+interface FileRequest {
+  video: string
+  credential: string
+  file: SessionFile
+  /** The query string, `?` included, or `''`. */
+  search: string
+}
+
+/**
+ * Reads `/s/{video}/{credential}/{file}` from a request URL, refusing what could name anything
+ * outside the video (400) or is too long (414). The URL is absolute and has no fragment: it is
+ * cut rather than parsed (a third of a leaf redirect's cost on workerd).
+ */
+function fileRequest(url: string): FileRequest {
+  const pathStart = url.indexOf('/', url.indexOf('://') + 3)
+  const queryStart = url.indexOf('?', pathStart)
+  const pathname = queryStart === -1 ? url.slice(pathStart) : url.slice(pathStart, queryStart)
+  if (pathname.length > MAX_PATH) fail(414, 'session path too long')
+  if (pathname.includes('%')) fail(400, 'a session path has no percent-escapes')
+  const [, video, credential, rest] = SESSION_PATH.exec(pathname) ?? []
+  const file = rest === undefined ? undefined : sessionFile(rest)
+  if (video === undefined || credential === undefined || file === undefined)
+    return fail(400, 'not a session file: expected /s/{video}/{session}/{file} inside the video')
+  return { video, credential, file, search: queryStart === -1 ? '' : url.slice(queryStart) }
+}
+
+/**
+ * The session's claims once every check passed: signature and expiry (403/410), account and
+ * video, network binding, revocation (403); each refusal audited once.
+ */
+async function admittedSession(
+  c: Context<TokenAppEnv>,
+  lane: SessionLane,
+  session: SessionConfig,
+  { video, credential }: FileRequest,
+): Promise<SessionClaims> {
+  const config = c.get('config')
+  const clientIp = detectClientIp(c.req.raw.headers, { headerNames: config.ipHeaders })
+  const verdict = await lane.sessions.verify(
+    credential,
+    session.secret,
+    Math.floor(lane.now() / 1000),
+  )
+  if ('problem' in verdict)
+    return verdict.problem === 'expired'
+      ? lane.refuse(c, 410, 'session expired', { video, reason: 'expired', client_ip: clientIp })
+      : lane.refuse(c, 403, 'session is not valid', {
+          video,
+          reason: 'invalid',
+          client_ip: clientIp,
+        })
+  const { claims } = verdict
+  const refused = (
+    message: string,
+    reason: 'foreign_account' | 'foreign_video' | 'network' | 'revoked',
+  ) =>
+    lane.refuse(c, 403, message, {
+      video,
+      reason,
+      session_id: claims.sid,
+      client_ip: clientIp,
+      ...(claims.sub !== undefined && { sub: claims.sub }),
+    })
+  if (claims.cid !== config.signing.clientId)
+    refused('session is for another account', 'foreign_account')
+  if (claims.video !== video) refused('session is for another video', 'foreign_video')
+  const store = lane.storeOf(c)
+  if (claims.bind !== 'none') {
+    const network = sessionNetwork(clientIp, claims.bind)
+    const admitted =
+      network !== undefined &&
+      (network === claims.net ||
+        (await store.admitNetwork(claims, network, session.maxNetworks - 1)))
+    const { maxNetworks } = session
+    if (!admitted)
+      refused(
+        `session is already used from ${maxNetworks} network${maxNetworks === 1 ? '' : 's'}`,
+        'network',
+      )
+  }
+  if (await store.isRevoked(claims)) refused('session revoked', 'revoked')
+  return claims
+}
+
+/**
+ * `/s/{video}/{credential}/{file}`: a playlist is fetched from the CDN (cached), rewritten under
+ * the session and answered 200; anything else is a 302 to a CDN URL of the session's video
+ * signed now, living the leaf lifetime (never past the session's end). CORS on every answer.
+ *
+ * @example
+ * ```ts
+ * app.route('/', fileRoute(sessionLane(options)))
+ * ```
+ */
+export function fileRoute(lane: SessionLane) {
+  return new Hono<TokenAppEnv>()
+    .options('/s/*', function preflight(c) {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          ...answerHeaders(c),
+          ...SESSION_CORS,
+          allow: 'GET, HEAD, OPTIONS',
+          'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+          'access-control-allow-headers': 'Range',
+          'access-control-max-age': '600',
+        },
+      })
+    })
+    .get('/s/*', async function sessionFileAnswer(c) {
+      for (const [name, value] of Object.entries(SESSION_CORS)) c.header(name, value)
+      const session = sessionsOf(c.get('config'))
+      const request = fileRequest(c.req.raw.url)
+      const claims = await admittedSession(c, lane, session, request)
+      const {
+        clientId,
+        secretKey: secret,
+        cdnDomain,
+        cdnDomainIp,
+        scheme = 'https',
+      } = c.get('config').signing
+      const directory = videoDirectory(clientId, claims.video, claims.type)
+      // never past the session's own end: when it ends, so does what it handed out
+      const expires = Math.min(
+        Math.floor(lane.now() / 1000) + session.leafLifetimeSeconds,
+        claims.exp,
+      )
+      const token = signToken({ clientId, video: claims.video, secret, expires }, lane.digest)
+      const cdnUrl = `${scheme}://${cdnDomain}${directory}${token}/${expires}/${request.file.rest}`
+      const { search } = request
+      if (request.file.kind === 'leaf') {
+        const query = search === '' ? '' : new URLSearchParams(search).toString()
+        return new Response(null, {
+          status: 302,
+          headers: {
+            ...answerHeaders(c),
+            ...SESSION_CORS,
+            'content-type': 'text/plain',
+            location: query === '' ? cdnUrl : `${cdnUrl}?${query}`,
+          },
+        })
+      }
+      // LL-HLS blocking reloads: only the protocol's own parameters reach the CDN
+      const hls = new URLSearchParams(
+        [...new URLSearchParams(search)].filter(([name]) => name.startsWith('_HLS_')),
+      ).toString()
+      const suffix = hls === '' ? '' : `?${hls}`
+      const upstream = cdnUrl + suffix
+      const text = await lane.upstream.get(
+        `${directory}${request.file.rest}${suffix}`,
+        claims.type,
+        () => upstream,
+      )
+      const body = sessionPlaylist(text, {
+        upstream,
+        cdnHosts: [cdnDomain, cdnDomainIp],
+        directory,
+        rest: request.file.rest,
+      })
+      return new Response(body, {
+        headers: { ...answerHeaders(c), ...SESSION_CORS, 'content-type': PLAYLIST_TYPE },
+      })
+    })
+}

@@ -1,0 +1,79 @@
+import { detectClientIp, parseExpire, resolveExpiry, streamType, toBase64Url } from '@proj/signing'
+import { HTTPException } from 'hono/http-exception'
+import { Hono } from 'hono/tiny'
+import { fail } from '../errors.ts'
+import { signedAnswer } from '../response-headers.ts'
+import type { TokenAppEnv } from '../types.ts'
+import { admitViewer, validateViewerQuery } from '../viewer-request.ts'
+import { sessionNetwork } from './network.ts'
+import { issuedSession } from './session-audit.ts'
+import { type SessionLane, sessionsOf } from './session-lane.ts'
+import { type SessionClaims, signSession } from './session-token.ts'
+
+/** `GET /session`'s answer. */
+export interface SessionRecord {
+  /** The master playlist of the session: give it to any HLS client. */
+  session_url: string
+  /** When the session ends, Unix seconds. */
+  expires: number
+}
+
+const newSessionId = () =>
+  toBase64Url(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))))
+
+/**
+ * `GET /session?video=&type=[&expire=][&client_ip=]`: checked exactly as `GET /token` (query,
+ * authorization, rate limit), answered `{session_url, expires}` with an audit line. A refused
+ * issuance is audited too, once per caller and reason.
+ *
+ * @example
+ * ```ts
+ * app.route('/', issueRoute(sessionLane(options)))
+ * ```
+ */
+export function issueRoute({ now, audit, admission, noteRefusal }: SessionLane) {
+  return new Hono<TokenAppEnv>().get('/session', validateViewerQuery, async function issue(c) {
+    const config = c.get('config')
+    const session = sessionsOf(config)
+    const nowMs = now()
+    const nowSeconds = Math.floor(nowMs / 1000)
+    const query = c.req.valid('query')
+    const clientIp = await admitViewer(c, query, admission).catch((error: unknown) => {
+      if (error instanceof HTTPException && [401, 403, 429].includes(error.status))
+        noteRefusal(c, {
+          video: query.video,
+          reason: error.status === 429 ? 'rate_limited' : 'not_authorized',
+          client_ip: detectClientIp(c.req.raw.headers, { headerNames: config.ipHeaders }),
+        })
+      throw error
+    })
+    // as /token reads expire, except that "none" (absent, unparsable, ≤ 0) is the session default
+    const asked = parseExpire(query.expire)
+    const exp =
+      asked === undefined || asked <= 0
+        ? nowSeconds + session.lifetimeSeconds
+        : resolveExpiry(asked, { nowSeconds, maxLifetimeSeconds: session.lifetimeSeconds })
+    if (exp <= nowSeconds) fail(400, 'expire is in the past')
+    const sub = (c.get('jwtPayload') as { sub?: unknown } | undefined)?.sub
+    const net = sessionNetwork(clientIp, session.binding)
+    const claims: SessionClaims = {
+      cid: config.signing.clientId,
+      video: query.video,
+      type: streamType(query.type),
+      sid: newSessionId(),
+      iat: nowSeconds,
+      exp,
+      bind: session.binding,
+      ...(net !== undefined && { net }),
+      ...(typeof sub === 'string' && sub !== '' && { sub }),
+    }
+    const credential = await signSession(claims, session.secret)
+    const base = session.baseUrl ?? new URL(c.req.url).origin
+    audit(JSON.stringify(issuedSession(claims, { clientIp, requestId: c.get('requestId'), nowMs })))
+    return signedAnswer<SessionRecord>(
+      c,
+      { session_url: `${base}/s/${query.video}/${credential}/master.m3u8`, expires: exp },
+      nowMs,
+    )
+  })
+}

@@ -1,0 +1,78 @@
+import { sValidator } from '@hono/standard-validator'
+import { Hono } from 'hono/tiny'
+import type { MiddlewareHandler } from 'hono/types'
+import { timingSafeEqual } from 'hono/utils/buffer'
+import * as v from 'valibot'
+import { fail } from '../errors.ts'
+import { answerHeaders } from '../response-headers.ts'
+import type { TokenAppEnv } from '../types.ts'
+import { REVOCATION_CACHE_MS, type SessionLane, sessionsOf } from './session-lane.ts'
+
+const revokeBody = v.union(
+  [
+    v.strictObject({ session_id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/)) }),
+    v.strictObject({ sub: v.pipe(v.string(), v.minLength(1), v.maxLength(512)) }),
+  ],
+  'body must be {"session_id": "…"} or {"sub": "…"}',
+)
+
+/** 501 until `SESSION_ADMIN_TOKEN` is set; 401 unless the caller presents it (constant time). */
+const operatorOnly: MiddlewareHandler<TokenAppEnv> = async function operatorOnly(c, next) {
+  const { adminToken } = sessionsOf(c.get('config'))
+  if (adminToken === undefined)
+    return fail(501, 'revocation is off: set SESSION_ADMIN_TOKEN to turn it on')
+  const given = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
+  if (given === undefined || !(await timingSafeEqual(given, adminToken))) {
+    c.header('WWW-Authenticate', 'Bearer realm="sessions"')
+    fail(401, 'revocation needs Authorization: Bearer <SESSION_ADMIN_TOKEN>')
+  }
+  return next()
+}
+
+/**
+ * `POST /sessions/revoke` `{"session_id": "…"}` or `{"sub": "…"}` (every session of a viewer
+ * issued until now), for the operator: effective within the leaf lifetime + the isolate cache.
+ *
+ * @example
+ * ```ts
+ * app.route('/', revokeRoute(sessionLane(options)))
+ * ```
+ */
+export function revokeRoute({ now, audit, storeOf }: SessionLane) {
+  return new Hono<TokenAppEnv>().post(
+    '/sessions/revoke',
+    operatorOnly,
+    sValidator('json', revokeBody, (result) => {
+      if (!result.success) fail(400, result.error[0]?.message ?? 'invalid body')
+    }),
+    async function revoke(c) {
+      const session = sessionsOf(c.get('config'))
+      const body = c.req.valid('json')
+      const nowMs = now()
+      const nowSeconds = Math.floor(nowMs / 1000)
+      // nothing issued until now can outlive this
+      const until = nowSeconds + session.lifetimeSeconds
+      const store = storeOf(c)
+      if ('session_id' in body) await store.revokeSession(body.session_id, until)
+      else await store.revokeViewer(body.sub, nowSeconds, until)
+      audit(
+        JSON.stringify({
+          event: 'session_revoked',
+          time: new Date(nowMs).toISOString(),
+          ...body,
+          request_id: c.get('requestId'),
+        }),
+      )
+      return c.json(
+        {
+          revoked: body,
+          // a CDN URL handed out just before stays valid this long
+          effective_within_seconds:
+            session.leafLifetimeSeconds + Math.ceil(REVOCATION_CACHE_MS / 1000),
+        },
+        200,
+        answerHeaders(c),
+      )
+    },
+  )
+}

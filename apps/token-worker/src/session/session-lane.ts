@@ -1,0 +1,118 @@
+import type { TokenDigest } from '@proj/signing'
+import type { Context } from 'hono'
+import type { AuditSink } from '../audit-log.ts'
+import type { SessionConfig, TokenWorkerConfig } from '../config.ts'
+import { fail } from '../errors.ts'
+import type { TokenAppEnv } from '../types.ts'
+import type { AdmissionRules } from '../viewer-request.ts'
+import { durableSessionStore } from './durable-session-store.ts'
+import { cacheApiPlaylists, memoryPlaylists, type PlaylistCache } from './playlist-cache.ts'
+import { type RefusedSession, refusedSession } from './session-audit.ts'
+import { cachedSessionStore, memorySessionStore, type SessionStore } from './session-store.ts'
+import { verifiedSessions } from './session-token.ts'
+import { upstreamPlaylists } from './upstream-playlists.ts'
+
+/** How long this isolate trusts the store's "not revoked" (on top of the leaf lifetime). */
+export const REVOCATION_CACHE_MS = 1000
+
+/** Session answers are for any page or app (the URL is the credential): CORS for every origin. */
+export const SESSION_CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'Date, Retry-After',
+  // a page may time its own media requests (Resource Timing), redirect hop included
+  'timing-allow-origin': '*',
+}
+
+/** What the session routes are given by `createTokenApp`. */
+export interface SessionRouteOptions extends AdmissionRules {
+  now: () => number
+  digest: TokenDigest | undefined
+  audit: AuditSink
+  /** The shared session state; default: the `SESSION_REGISTRY` binding, else memory. */
+  store: SessionStore | undefined
+  /** Upstream playlists; default: the Workers Cache API, else memory. */
+  playlists: PlaylistCache | undefined
+  /** How the worker reaches the CDN (tests inject one). */
+  fetcher: typeof fetch | undefined
+}
+
+/** A refusal's audit line, without what the log adds (event, time, request ID). */
+export type Refusal = Omit<RefusedSession, 'event' | 'time' | 'request_id'>
+
+/** What the session routes share: the options, and state that lives as long as the app. */
+export type SessionLane = ReturnType<typeof sessionLane>
+
+/**
+ * The session configuration, or the 501 that says how to turn sessions on.
+ *
+ * @example
+ * ```ts
+ * const session = sessionsOf(c.get('config'))
+ * ```
+ */
+export function sessionsOf(config: TokenWorkerConfig): SessionConfig {
+  return config.session ?? fail(501, 'sessions are off: set SESSION_SECRET to turn them on')
+}
+
+/**
+ * The state the session routes share for the app's lifetime: verified credentials, the session
+ * store (given, the `SESSION_REGISTRY` Durable Object behind a 1-s isolate cache, or memory),
+ * upstream playlists (given, the Cache API, or memory), and the refusal audit (once per session
+ * or caller and reason: never per segment or retry).
+ *
+ * @example
+ * ```ts
+ * const lane = sessionLane({ now: Date.now, audit, authorize, limitFor, … })
+ * ```
+ */
+export function sessionLane({
+  now,
+  digest,
+  audit,
+  store,
+  playlists,
+  fetcher,
+  ...admission
+}: SessionRouteOptions) {
+  const stores = new WeakMap<object, SessionStore>()
+  const localStore = memorySessionStore({}, now)
+  const refusals = new Set<string>()
+  const noteRefusal = (c: Context<TokenAppEnv>, line: Refusal) => {
+    const key = `${line.session_id ?? line.client_ip} ${line.reason}`
+    if (refusals.has(key)) return
+    if (refusals.size >= 10_000) refusals.clear()
+    refusals.add(key)
+    audit(JSON.stringify(refusedSession(line, { requestId: c.get('requestId'), nowMs: now() })))
+  }
+  return {
+    now,
+    digest,
+    audit,
+    admission,
+    sessions: verifiedSessions(),
+    upstream: upstreamPlaylists(
+      playlists ??
+        (typeof caches !== 'undefined' && 'default' in caches
+          ? cacheApiPlaylists((caches as unknown as { default: Cache }).default)
+          : memoryPlaylists({}, now)),
+      fetcher ?? ((input, init) => fetch(input, init)),
+    ),
+    storeOf(c: Context<TokenAppEnv>): SessionStore {
+      if (store) return store
+      const binding = c.env?.SESSION_REGISTRY
+      if (binding === undefined) return localStore
+      let found = stores.get(binding)
+      if (found === undefined) {
+        found = cachedSessionStore(durableSessionStore(binding), REVOCATION_CACHE_MS, now)
+        stores.set(binding, found)
+      }
+      return found
+    },
+    noteRefusal,
+    /** Audits the refusal (once) and throws its `{error}` answer. */
+    refuse(c: Context<TokenAppEnv>, status: 403 | 410, message: string, line: Refusal): never {
+      noteRefusal(c, line)
+      return fail(status, message)
+    },
+  }
+}
