@@ -61,4 +61,62 @@ describe('reviveAfterOutage (hls.js)', () => {
     hls.destroy()
     refresher.destroy()
   })
+
+  it('an outage that left hls.js standing still without an error: restarted at the live edge once the token is back', async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock })
+    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+    const hls = new Hls({ autoStartLoad: false })
+    const startLoad = vi.spyOn(hls, 'startLoad').mockImplementation(() => undefined)
+    vi.spyOn(hls, 'levels', 'get').mockReturnValue([{}] as never)
+    vi.spyOn(hls, 'liveSyncPosition', 'get').mockReturnValue(76)
+    const media = {
+      currentTime: 29.95,
+      paused: false,
+      ended: false,
+      readyState: 2,
+      play: vi.fn(async () => undefined),
+    }
+    vi.spyOn(hls, 'media', 'get').mockReturnValue(media as never)
+    const once = vi.spyOn(hls, 'once')
+    const stop = reviveAfterOutage(hls, refresher, { checkAfterMs: 2000, timers: time.timers })
+    backend.fail(1000)
+    await time.advance(30_000) // refreshes fail while the token is expired: an outage
+    backend.fail(0)
+    await refresher.refresh()
+    expect(startLoad).not.toHaveBeenCalled() // given a moment to move on by itself…
+    await time.advance(2000)
+    expect(startLoad).toHaveBeenCalledWith(-1) // …it did not: loading restarts at the live edge
+    // the fresh playlist: its window starts at 68 s, the element is at 29.95 s
+    const [event, onUpdated] = once.mock.calls.at(-1) ?? []
+    expect(event).toBe(Hls.Events.LEVEL_UPDATED)
+    ;(onUpdated as (event: unknown, data: { details: { fragmentStart: number } }) => void)(event, {
+      details: { fragmentStart: 68 },
+    })
+    expect(media.currentTime).toBe(76)
+    stop()
+    hls.destroy()
+    refresher.destroy()
+  })
+
+  it('playback that moves again by itself after the outage is left alone', async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock })
+    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+    const hls = new Hls({ autoStartLoad: false })
+    const startLoad = vi.spyOn(hls, 'startLoad').mockImplementation(() => undefined)
+    const media = { currentTime: 10, paused: false, ended: false, readyState: 4 }
+    vi.spyOn(hls, 'media', 'get').mockReturnValue(media as never)
+    const stop = reviveAfterOutage(hls, refresher, { timers: time.timers })
+    backend.fail(1000)
+    await time.advance(30_000)
+    backend.fail(0)
+    await refresher.refresh()
+    media.currentTime = 11
+    await time.advance(2000)
+    expect(startLoad).not.toHaveBeenCalled()
+    stop()
+    hls.destroy()
+    refresher.destroy()
+  })
 })
