@@ -1,7 +1,7 @@
 import { TokenRefresher } from '@proj/token-refresh'
 import { fakeTime, fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
 import Hls from 'hls.js'
-import { describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { reviveAfterOutage } from './revive.ts'
 
 const fatal = (hls: Hls, fatal = true) =>
@@ -12,12 +12,26 @@ const fatal = (hls: Hls, fatal = true) =>
     error: new Error('410'),
   })
 
+/** A refresher on a fake clock and backend, and an hls.js that loads nothing by itself. */
+const setup = async () => {
+  const time = fakeTime()
+  const backend = fakeTokenBackend({ clock: time.clock })
+  const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+  const hls = new Hls({ autoStartLoad: false })
+  cleanups.push(() => {
+    hls.destroy()
+    refresher.destroy()
+  })
+  return { time, backend, refresher, hls }
+}
+const cleanups: (() => void)[] = []
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup()
+})
+
 describe('reviveAfterOutage (hls.js)', () => {
   it('restarts loading with the next token after a fatal network error, once per token', async () => {
-    const time = fakeTime()
-    const backend = fakeTokenBackend({ clock: time.clock })
-    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
-    const hls = new Hls({ autoStartLoad: false })
+    const { time, backend, refresher, hls } = await setup()
     const loadSource = vi.spyOn(hls, 'loadSource').mockImplementation(() => undefined)
     const startLoad = vi.spyOn(hls, 'startLoad').mockImplementation(() => undefined)
     const stop = reviveAfterOutage(hls, refresher)
@@ -38,15 +52,10 @@ describe('reviveAfterOutage (hls.js)', () => {
     fatal(hls)
     await refresher.refresh()
     expect(loadSource).toHaveBeenCalledTimes(1)
-    hls.destroy()
-    refresher.destroy()
   })
 
   it('hls.js gives up just after the token came back: revived at once, not a token lifetime later', async () => {
-    const time = fakeTime()
-    const backend = fakeTokenBackend({ clock: time.clock })
-    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
-    const hls = new Hls({ autoStartLoad: false })
+    const { refresher, hls } = await setup()
     const loadSource = vi.spyOn(hls, 'loadSource').mockImplementation(() => undefined)
     const stop = reviveAfterOutage(hls, refresher)
     await refresher.refresh() // the backend is back: a valid token…
@@ -58,15 +67,10 @@ describe('reviveAfterOutage (hls.js)', () => {
     await refresher.refresh()
     expect(loadSource).toHaveBeenCalledTimes(2)
     stop()
-    hls.destroy()
-    refresher.destroy()
   })
 
   it('an outage that left hls.js standing still without an error: restarted at the live edge once the token is back', async () => {
-    const time = fakeTime()
-    const backend = fakeTokenBackend({ clock: time.clock })
-    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
-    const hls = new Hls({ autoStartLoad: false })
+    const { time, backend, refresher, hls } = await setup()
     const startLoad = vi.spyOn(hls, 'startLoad').mockImplementation(() => undefined)
     vi.spyOn(hls, 'levels', 'get').mockReturnValue([{}] as never)
     vi.spyOn(hls, 'liveSyncPosition', 'get').mockReturnValue(76)
@@ -95,15 +99,10 @@ describe('reviveAfterOutage (hls.js)', () => {
     })
     expect(media.currentTime).toBe(76)
     stop()
-    hls.destroy()
-    refresher.destroy()
   })
 
   it('playback that moves again by itself after the outage is left alone', async () => {
-    const time = fakeTime()
-    const backend = fakeTokenBackend({ clock: time.clock })
-    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
-    const hls = new Hls({ autoStartLoad: false })
+    const { time, backend, refresher, hls } = await setup()
     const startLoad = vi.spyOn(hls, 'startLoad').mockImplementation(() => undefined)
     const media = { currentTime: 10, paused: false, ended: false, readyState: 4 }
     vi.spyOn(hls, 'media', 'get').mockReturnValue(media as never)
@@ -116,7 +115,5 @@ describe('reviveAfterOutage (hls.js)', () => {
     await time.advance(2000)
     expect(startLoad).not.toHaveBeenCalled()
     stop()
-    hls.destroy()
-    refresher.destroy()
   })
 })
