@@ -55,6 +55,20 @@ export const retryAfterMs = (headers: Headers, now = Date.now()): number | undef
 }
 
 /**
+ * The wait a failed `getToken` asked for: the `retryAfterMs` of a {@link TokenFetchError} (or of
+ * any error that carries one), `undefined` otherwise.
+ *
+ * @example
+ * ```ts
+ * retryAfterOf(new TokenFetchError(503, 'busy', 7000)) // 7000
+ * ```
+ */
+export function retryAfterOf(error: unknown): number | undefined {
+  const asked = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs
+  return typeof asked === 'number' ? asked : undefined
+}
+
+/**
  * Fetches a token record and remembers the response's `Date` header, so the refresher can
  * schedule against the server's clock even when the viewer's clock is wrong. Cross-origin
  * backends must expose the header (`Access-Control-Expose-Headers: Date`; the token worker does).

@@ -3,7 +3,7 @@ import type { TokenRecord } from './types.ts'
 
 /** A refresher as its peers see it: something that can take a newer record of its video. */
 export interface TokenPeer {
-  adopt(record: TokenRecord): void
+  receive(record: TokenRecord): void
 }
 
 /**
@@ -47,7 +47,7 @@ export const createTokenPeers = (): TokenPeers => {
       }
     },
     share(record, from) {
-      for (const peer of groups.get(videoOf(record)) ?? []) if (peer !== from) peer.adopt(record)
+      for (const peer of groups.get(videoOf(record)) ?? []) if (peer !== from) peer.receive(record)
     },
   }
 }

@@ -192,12 +192,12 @@ describe('players of the same video on one page (peers)', () => {
   it('an older or equal record is not adopted, nor one offered after destroy', async () => {
     const { refresher, backend } = await setup()
     const current = refresher.record
-    refresher.adopt({ ...current, token: 'older', expires: current.expires - 1 })
-    refresher.adopt({ ...current, token: 'same' })
+    refresher.receive({ ...current, token: 'older', expires: current.expires - 1 })
+    refresher.receive({ ...current, token: 'same' })
     expect(refresher.record).toBe(current)
     const newer = await backend.getToken()
     refresher.destroy()
-    refresher.adopt(newer)
+    refresher.receive(newer)
     expect(refresher.record).toBe(current)
   })
 })

@@ -1,22 +1,40 @@
 import { findTokenPair } from '@proj/signing/url'
-import { serverDateOf } from './fetch-token.ts'
-import { MAX_REJECTED_TOKENS, TokenRejectedError } from './recovery.ts'
-import { pagePeers, type TokenPeer, type TokenPeers } from './token-peers.ts'
+import { retryAfterOf, serverDateOf } from './fetch-token.ts'
+import { TokenRejectedError } from './recovery.ts'
+import {
+  backoffDelay,
+  earliestRefreshAt,
+  outageRetryIsLate,
+  planRefreshAt,
+  playbackWaiting,
+  retryDelay,
+  timerDelay,
+} from './refresh-schedule.ts'
+import { leadProblem, type RefreshSettings, resolveRefreshSettings } from './refresh-settings.ts'
+import { RejectionTracker } from './rejection-tracker.ts'
+import type { TokenPeer } from './token-peers.ts'
 import { assertTokenRecord } from './token-record.ts'
-import type { Clock, TimerHandle, Timers, TokenRecord, TokenRefreshOptions } from './types.ts'
+import type { Clock, TimerHandle, TokenRecord, TokenRefreshOptions } from './types.ts'
 import { urlRewriter } from './url-rewriter.ts'
 
-const systemClock: Clock = { now: () => Date.now() }
-const systemTimers: Timers = {
-  set: (callback, ms) => setTimeout(callback, ms),
-  clear: (handle) => clearTimeout(handle),
+/** The record being played and what follows from it. */
+interface Held {
+  record: TokenRecord
+  /** Moves a URL of this video onto the record's pair; `undefined` for other URLs. */
+  rewrite: (url: string) => string | undefined
+  /** Estimated server clock minus client clock (ms), from the last record with a `Date`. */
+  offsetMs: number
 }
-// setTimeout overflows above 2^31-1 ms and fires at once; long tokens re-arm instead.
-const MAX_TIMER_MS = 2 ** 31 - 1
-/** A backend's Retry-After is honoured up to this once the token has expired (5 min). */
-const MAX_RETRY_AFTER_MS = 300_000
-/** How recent a request must be for playback to count as waiting for a token (ms). */
-const DEMAND_WINDOW_MS = 10_000
+
+/** Holds `record`; the clock offset is re-estimated when the record carries the server's `Date`. */
+function hold(record: TokenRecord, settings: RefreshSettings, offsetMs: number): Held {
+  const serverDate = serverDateOf(record)
+  return {
+    record,
+    rewrite: urlRewriter(record, settings.ipBound),
+    offsetMs: serverDate === undefined ? offsetMs : serverDate - settings.clock.now(),
+  }
+}
 
 /**
  * Keeps the current token record of one video and the player's URLs on it (spec 4.15).
@@ -30,7 +48,8 @@ const DEMAND_WINDOW_MS = 10_000
  * each new record (`peers`), so they make one `getToken` call per cycle between them.
  * Timer and on-demand refreshes are rate-bounded (at most one per lead time), so a client
  * clock wrong by hours cannot cause a storm; failures are retried with jittered exponential
- * backoff and reported through `onError` and an `error` event.
+ * backoff and reported through `onError` and an `error` event. The arithmetic of all that lives
+ * in `refresh-schedule.ts`, the defaults in `refresh-settings.ts`.
  *
  * Events: `tokenrefreshed` and `error`, both `CustomEvent`s with the record or error as `detail`.
  *
@@ -47,41 +66,31 @@ const DEMAND_WINDOW_MS = 10_000
 export class TokenRefresher extends EventTarget implements TokenPeer {
   /** Successful refreshes so far (the initial fetch is not counted). */
   refreshCount = 0
-  #options: TokenRefreshOptions
-  #clock: Clock
-  #timers: Timers
-  #record!: TokenRecord
-  #rewrite!: (url: string) => string | undefined
-  /** Estimated server clock minus client clock (ms). */
-  #offset = 0
+  readonly #settings: RefreshSettings
+  readonly #clock: Clock
+  #held: Held
+  readonly #rejections = new RejectionTracker()
+  /** The refresh under way; concurrent callers share it. */
   #inflight: Promise<TokenRecord> | undefined
-  #timer: TimerHandle | undefined
+  /** Failed refreshes in a row (0 once one succeeds or a peer's record comes in). */
   #failures = 0
-  /** Client time (ms) at which the timer refreshes: inside the spread window before staleAt. */
-  #refreshAt = 0
+  /** Client time of the last getToken call (the rate bound counts from it). */
+  #lastFetchAt: number
   /** Until the first refresh: the rate bound is half the spread, so the first window can be wide. */
   #firstCycle = true
-  #peers: TokenPeers | null
-  #leavePeers: (() => void) | undefined
-  /** `retry` with its defaults. */
-  #retry: Required<NonNullable<TokenRefreshOptions['retry']>>
-  /** Client time of the last getToken call (the rate bound counts from it). */
-  #lastFetch = 0
-  /** The token whose 403/410 already triggered a refresh: each token may do so once. */
-  #recoveredToken = ''
-  /** Tokens in a row the CDN refused (reset by a token replaced without a refusal). */
-  #rejectedInARow = 0
-  /** Set once the CDN refused MAX_REJECTED_TOKENS in a row: no more recovery. */
-  #gaveUp = false
-  /** Resolvers of requests waiting for a new record (an outage). */
-  #waiting = new Set<() => void>()
-  /** Client time of the last request of this video (rewrite, prepare, recover): playback needs tokens. */
-  #lastDemand = Number.NEGATIVE_INFINITY
+  /** Client time at which the timer refreshes: inside the spread window before staleAt. */
+  #refreshAt = 0
+  #timer: TimerHandle | undefined
   /** Client time at which the armed timer fires. */
-  #timerDue = 0
+  #timerDueAt = 0
+  /** Client time of the last request of this video (rewrite, prepare, recover): playback needs tokens. */
+  #lastDemandAt = Number.NEGATIVE_INFINITY
+  /** Releases requests held for a new record while the token is expired (an outage). */
+  #heldRequests = new Set<() => void>()
+  #leavePeers: (() => void) | undefined
   #destroyed = false
   #onVisible = () => {
-    if (!this.#options.visibility?.hidden) this.#schedule(0)
+    if (!this.#settings.visibility?.hidden) this.#schedule(0)
   }
 
   /**
@@ -95,63 +104,55 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * ```
    */
   static async create(options: TokenRefreshOptions): Promise<TokenRefresher> {
-    const lead = options.refreshLeadSeconds
-    if (!(lead > 0) || !Number.isFinite(lead))
-      throw new RangeError(`refreshLeadSeconds must be a number > 0, got ${lead}`)
-    const refresher = new TokenRefresher(options)
-    const spread = refresher.#spreadMs() / 1000
-    if (!(spread >= 0) || !Number.isFinite(spread))
-      throw new RangeError(`refreshSpreadSeconds must be a number >= 0, got ${spread}`)
-    refresher.#lastFetch = refresher.#clock.now()
-    refresher.#accept(assertTokenRecord(await options.getToken()))
-    const lifetime = refresher.#record.expires - refresher.serverNow() / 1000
-    const tooLong = lead >= lifetime
-    const problem = `refreshLeadSeconds (${lead}) ${tooLong ? 'must be below' : 'is outside the recommended 20–30 % of'} the token lifetime (${Math.round(lifetime)} s)`
+    const settings = resolveRefreshSettings(options)
+    const fetchedAt = settings.clock.now()
+    const record = assertTokenRecord(await settings.getToken())
+    const refresher = new TokenRefresher(settings, record, fetchedAt)
+    const lifetime = record.expires - refresher.serverNow() / 1000
+    const problem = leadProblem(options.refreshLeadSeconds, lifetime)
     // Without the server's Date the lifetime is measured on the viewer's clock, which may be
     // wrong by hours: only a warning then, as refusing would break playback.
-    if (tooLong && serverDateOf(refresher.#record) !== undefined) {
-      refresher.destroy()
-      throw new RangeError(problem)
-    }
-    if (tooLong || lead < lifetime * 0.2 || lead > lifetime * 0.3)
-      console.warn(`[token-refresh] ${problem}`)
-    refresher.#options.visibility?.addEventListener('visibilitychange', refresher.#onVisible)
-    refresher.#leavePeers = refresher.#peers?.join(refresher.#record, refresher)
-    refresher.#plan()
-    refresher.#schedule()
+    if (problem?.fatal && serverDateOf(record) !== undefined) throw new RangeError(problem.message)
+    if (problem) console.warn(`[token-refresh] ${problem.message}`)
+    refresher.#start()
     return refresher
   }
 
-  private constructor(options: TokenRefreshOptions) {
+  private constructor(settings: RefreshSettings, record: TokenRecord, fetchedAt: number) {
     super()
-    this.#options = {
-      visibility: typeof document === 'undefined' ? null : document,
-      ...options,
-    }
-    this.#clock = options.clock ?? systemClock
-    this.#timers = options.timers ?? systemTimers
-    this.#peers = options.peers === undefined ? pagePeers : options.peers
-    this.#retry = { baseMs: 500, maxMs: 30_000, expiredMaxMs: 3000, ...options.retry }
+    this.#settings = settings
+    this.#clock = settings.clock
+    this.#held = hold(record, settings, 0)
+    this.#lastFetchAt = fetchedAt
   }
+
+  #start(): void {
+    this.#settings.visibility?.addEventListener('visibilitychange', this.#onVisible)
+    this.#leavePeers = this.#settings.peers?.join(this.#held.record, this)
+    this.#plan()
+    this.#schedule()
+  }
+
+  // ── The record ────────────────────────────────────────────────────────────
 
   /** The current record. */
   get record(): TokenRecord {
-    return this.#record
+    return this.#held.record
   }
 
   /** The master playlist URL to play: `url`, or `url_ip` when `ipBound`. */
   get url(): string {
-    return this.#options.ipBound ? this.#record.url_ip : this.#record.url
-  }
-
-  /** The server's clock as estimated from the last `Date` header (ms). */
-  serverNow(): number {
-    return this.#clock.now() + this.#offset
+    return this.ipBound ? this.record.url_ip : this.record.url
   }
 
   /** Whether URLs are moved onto `url_ip`/`token_ip` (the `ipBound` option). */
   get ipBound(): boolean {
-    return this.#options.ipBound ?? false
+    return this.#settings.ipBound
+  }
+
+  /** The server's clock as estimated from the last `Date` header (ms). */
+  serverNow(): number {
+    return this.#clock.now() + this.#held.offsetMs
   }
 
   /**
@@ -159,7 +160,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * what a helper without the server clock (a service worker) compares its own clock with.
    */
   get staleAt(): number {
-    return (this.#record.expires - this.#options.refreshLeadSeconds) * 1000 - this.#offset
+    return this.expiresAt - this.#settings.leadMs
   }
 
   /**
@@ -167,7 +168,12 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * without the server clock (a service worker) holds requests against during an outage.
    */
   get expiresAt(): number {
-    return this.#record.expires * 1000 - this.#offset
+    return this.record.expires * 1000 - this.#held.offsetMs
+  }
+
+  /** Whether the current token is inside its lead window (or expired) on the server's clock. */
+  get stale(): boolean {
+    return this.#clock.now() >= this.staleAt
   }
 
   /** Whether the current token has expired, on the server's clock: requests with it are refused. */
@@ -180,13 +186,20 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * is over and the player is left to fail.
    */
   get rejected(): boolean {
-    return this.#gaveUp
+    return this.#rejections.gaveUp
   }
 
-  /** Whether the current token is inside its lead window (or expired) on the server's clock. */
-  get stale(): boolean {
-    return this.#clock.now() >= this.staleAt
+  /** How long the current token stays valid, on the server's clock (ms; ≤ 0 once expired). */
+  #remainingMs(): number {
+    return this.record.expires * 1000 - this.serverNow()
   }
+
+  /** The token this refresher's URLs carry (`token_ip` when `ipBound`). */
+  #currentToken(): string {
+    return this.ipBound ? this.record.token_ip : this.record.token
+  }
+
+  // ── The player's requests ─────────────────────────────────────────────────
 
   /**
    * Whether `url` belongs to this refresher's video (either CDN host, any pair): what
@@ -198,7 +211,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * ```
    */
   owns(url: string): boolean {
-    return this.#rewrite(url) !== undefined
+    return this.#held.rewrite(url) !== undefined
   }
 
   /**
@@ -211,7 +224,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * ```
    */
   rewrite(url: string): string {
-    const rewritten = this.#rewrite(url)
+    const rewritten = this.#held.rewrite(url)
     if (rewritten === undefined) return url
     this.#demand()
     // failures are reported through onError and the error event
@@ -234,32 +247,20 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
       // An outage longer than the token's life: a request with the expired token would only be
       // refused (and burn the player's retries), so it waits for the next record (bounded).
       this.#demand()
-      let done: (() => void) | undefined
+      let release: (() => void) | undefined
       const arrived = new Promise<void>((resolve) => {
-        done = resolve
-        this.#waiting.add(resolve)
+        release = resolve
+        this.#heldRequests.add(resolve)
       })
-      await this.#until(arrived, this.#options.maxOutageWaitMs ?? 30_000)
-      if (done) this.#waiting.delete(done)
+      await this.#until(arrived, this.#settings.maxOutageWaitMs)
+      if (release) this.#heldRequests.delete(release)
     } else if (pending) {
       await this.#until(
         pending.catch(() => undefined),
-        this.#options.maxWaitMs ?? 5000,
+        this.#settings.maxWaitMs,
       )
     }
-    return this.#rewrite(url) ?? url
-  }
-
-  /** Waits for `promise`, at most `ms`. */
-  async #until(promise: Promise<unknown>, ms: number): Promise<void> {
-    let timer: TimerHandle | undefined
-    await Promise.race([
-      promise,
-      new Promise((resolve) => {
-        timer = this.#timers.set(() => resolve(undefined), ms)
-      }),
-    ])
-    if (timer !== undefined) this.#timers.clear(timer)
+    return this.#held.rewrite(url) ?? url
   }
 
   /**
@@ -276,22 +277,18 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    */
   recover(failedUrl: string): boolean {
     const pair = findTokenPair(failedUrl)
-    if (!pair || this.#destroyed || this.#gaveUp || !this.owns(failedUrl)) return false
+    if (!pair || this.#destroyed || this.rejected || !this.owns(failedUrl)) return false
     const current = this.#currentToken()
     this.#demand()
-    if (pair.token !== current) return true
-    if (this.#inflight) return true
-    if (this.#recoveredToken === current) return false
-    this.#recoveredToken = current
-    // an expired token refused is no news about the CDN; a valid one refused is
-    if (!this.expired && ++this.#rejectedInARow >= MAX_REJECTED_TOKENS) {
-      this.#gaveUp = true
-      this.#report(new TokenRejectedError(this.#rejectedInARow))
-      return false
-    }
+    if (pair.token !== current || this.#inflight) return true
+    const verdict = this.#rejections.refused(current, this.expired)
+    if (verdict === 'give-up') this.#report(new TokenRejectedError(this.#rejections.inARow))
+    if (verdict !== 'refresh') return false
     this.refresh().catch(() => undefined)
     return true
   }
+
+  // ── New records ───────────────────────────────────────────────────────────
 
   /**
    * Fetches a new record now (concurrent calls share one `getToken` call).
@@ -314,34 +311,21 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    *
    * @example
    * ```ts
-   * peers.share(record, fetchingRefresher) // calls adopt on the other refreshers of the video
+   * peers.share(record, fetchingRefresher) // calls receive on the other refreshers of the video
    * ```
    */
-  adopt(record: TokenRecord): void {
-    if (this.#destroyed || record.expires <= this.#record.expires) return
-    this.#failures = 0
-    this.#announce(record)
-  }
-
-  /** Stops every timer and listener; later refreshes and events are dropped. */
-  destroy(): void {
-    this.#destroyed = true
-    this.#releaseWaiting()
-    this.#leavePeers?.()
-    this.#leavePeers = undefined
-    if (this.#timer !== undefined) this.#timers.clear(this.#timer)
-    this.#timer = undefined
-    this.#options.visibility?.removeEventListener('visibilitychange', this.#onVisible)
+  receive(record: TokenRecord): void {
+    if (this.#destroyed || record.expires <= this.record.expires) return
+    this.#receive(record)
   }
 
   async #fetch(): Promise<TokenRecord> {
-    this.#lastFetch = this.#clock.now()
+    this.#lastFetchAt = this.#clock.now()
     try {
-      const record = assertTokenRecord(await this.#options.getToken())
+      const record = assertTokenRecord(await this.#settings.getToken())
       if (this.#destroyed) return record
-      this.#failures = 0
-      this.#announce(record)
-      this.#peers?.share(record, this)
+      this.#receive(record)
+      this.#settings.peers?.share(record, this)
       return record
     } catch (error) {
       if (!this.#destroyed) {
@@ -353,140 +337,138 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     }
   }
 
+  /** A new record comes in (fetched or from a peer): hold it, announce it, plan the next. */
+  #receive(record: TokenRecord): void {
+    this.#rejections.replaced(this.#currentToken())
+    this.#held = hold(record, this.#settings, this.#held.offsetMs)
+    this.#failures = 0
+    this.#firstCycle = false
+    this.#plan()
+    this.refreshCount++
+    this.#settings.onTokenRefreshed?.(record)
+    this.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
+    this.#releaseHeldRequests()
+    this.#schedule()
+  }
+
+  // ── The schedule (arithmetic in refresh-schedule.ts) ──────────────────────
+
+  /** Picks the timer's refresh moment for the current record. */
+  #plan(): void {
+    this.#refreshAt = planRefreshAt({
+      staleAt: this.staleAt,
+      now: this.#clock.now(),
+      spreadMs: this.#settings.spreadMs,
+      firstCycle: this.#firstCycle,
+      random: this.#settings.random,
+    })
+  }
+
+  /** The earliest client time (ms) at which a timer or on-demand refresh may start. */
+  #earliestRefreshAt(): number {
+    return earliestRefreshAt({
+      lastFetchAt: this.#lastFetchAt,
+      leadMs: this.#settings.leadMs,
+      spreadMs: this.#settings.spreadMs,
+      firstCycle: this.#firstCycle,
+    })
+  }
+
+  /** Arms the timer: after `delay` ms (a retry), or at the planned moment (never before the rate bound). */
+  #schedule(delay?: number): void {
+    if (this.#destroyed) return
+    if (this.#timer !== undefined) this.#settings.timers.clear(this.#timer)
+    const planned = () => Math.max(this.#refreshAt, this.#earliestRefreshAt())
+    const ms = timerDelay(delay ?? planned() - this.#clock.now())
+    this.#timerDueAt = this.#clock.now() + ms
+    this.#timer = this.#settings.timers.set(() => {
+      this.#timer = undefined
+      if (this.#inflight) return
+      const retrying = delay !== undefined && this.#failures > 0
+      // a long wait was cut at MAX_TIMER_MS: re-arm until the planned moment
+      if (retrying || this.#clock.now() >= planned()) this.refresh().catch(() => undefined)
+      else this.#schedule()
+    }, ms)
+  }
+
+  /** Refreshes now when the token is stale and the rate bound allows (no retry is pending). */
+  #refreshIfStale(): Promise<TokenRecord> | undefined {
+    if (this.#destroyed) return undefined
+    if (this.#inflight) return this.#inflight
+    if (!this.stale || this.#failures > 0 || this.#clock.now() < this.#earliestRefreshAt()) return
+    return this.refresh()
+  }
+
   /**
    * A request of this video is being made. While the token is expired and a retry is planned far
    * off (the backend was failing while nothing played), it is brought forward: playback waits.
    */
   #demand(): void {
     const now = this.#clock.now()
-    this.#lastDemand = now
+    this.#lastDemandAt = now
     if (this.#failures === 0 || this.#inflight || this.#timer === undefined || !this.expired) return
-    if (this.#timerDue - now > this.#retry.expiredMaxMs) this.#schedule(this.#backoff())
+    const { retry } = this.#settings
+    if (outageRetryIsLate({ now, retryDueAt: this.#timerDueAt, retry }))
+      this.#schedule(this.#backoff())
   }
 
-  /** The token this refresher's URLs carry (`token_ip` when `ipBound`). */
-  #currentToken(): string {
-    return this.#options.ipBound ? this.#record.token_ip : this.#record.token
+  #backoff(): number {
+    return backoffDelay({
+      failures: this.#failures,
+      remainingMs: this.#remainingMs(),
+      playbackWaiting: playbackWaiting({
+        now: this.#clock.now(),
+        lastDemandAt: this.#lastDemandAt,
+        held: this.#heldRequests.size,
+      }),
+      retry: this.#settings.retry,
+      random: this.#settings.random,
+    })
   }
 
-  /** How long the current token stays valid, on the server's clock (ms; ≤ 0 once expired). */
-  #remainingMs(): number {
-    return this.#record.expires * 1000 - this.serverNow()
+  #retryDelay(error: unknown): number {
+    return retryDelay({
+      backoffMs: this.#backoff(),
+      retryAfterMs: retryAfterOf(error),
+      remainingMs: this.#remainingMs(),
+    })
   }
 
-  /** Lets every request waiting for a new record go (it arrived, or the refresher is gone). */
-  #releaseWaiting(): void {
-    for (const release of this.#waiting) release()
-    this.#waiting.clear()
+  // ── Housekeeping ──────────────────────────────────────────────────────────
+
+  /** Stops every timer and listener; later refreshes and events are dropped. */
+  destroy(): void {
+    this.#destroyed = true
+    this.#releaseHeldRequests()
+    this.#leavePeers?.()
+    this.#leavePeers = undefined
+    if (this.#timer !== undefined) this.#settings.timers.clear(this.#timer)
+    this.#timer = undefined
+    this.#settings.visibility?.removeEventListener('visibilitychange', this.#onVisible)
   }
 
   #report(error: unknown): void {
-    const { onError } = this.#options
+    const { onError } = this.#settings
     if (onError) onError(error)
     else console.warn('[token-refresh] refresh failed', error)
     this.dispatchEvent(new CustomEvent('error', { detail: error }))
   }
 
-  #announce(record: TokenRecord): void {
-    // the outgoing token was never refused: the run of refusals is broken
-    if (this.#recoveredToken !== this.#currentToken()) this.#rejectedInARow = 0
-    this.#accept(record)
-    this.#firstCycle = false
-    this.#plan()
-    this.refreshCount++
-    this.#options.onTokenRefreshed?.(record)
-    this.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
-    this.#releaseWaiting()
-    this.#schedule()
+  /** Lets every request held for a new record go (it arrived, or the refresher is gone). */
+  #releaseHeldRequests(): void {
+    for (const release of this.#heldRequests) release()
+    this.#heldRequests.clear()
   }
 
-  /**
-   * Picks the timer's refresh moment, uniformly in a window that ends at the lead time: the
-   * spread before it, or for the first cycle everything from half the spread after the initial
-   * fetch (the steady period's length, so the first cycle of a herd is as flat as later ones).
-   */
-  #plan(): void {
-    const spreadMs = this.#spreadMs()
-    const end = this.staleAt
-    const start = this.#firstCycle ? this.#clock.now() + spreadMs / 2 : end - spreadMs
-    const random = this.#options.random ?? Math.random
-    this.#refreshAt = spreadMs > 0 ? end - random() * Math.max(0, end - start) : end
-  }
-
-  #accept(record: TokenRecord): void {
-    const serverDate = serverDateOf(record)
-    if (serverDate !== undefined) this.#offset = serverDate - this.#clock.now()
-    this.#record = record
-    this.#rewrite = urlRewriter(record, this.#options.ipBound ?? false)
-  }
-
-  /**
-   * Jittered exponential backoff; capped at half the remaining validity (and `maxMs`), and once
-   * expired at `expiredMaxMs` while playback is asking for the video (seconds, not tens of
-   * seconds), else at `maxMs` (a paused player does not hammer a failing backend).
-   */
-  #backoff(): number {
-    const { baseMs, maxMs, expiredMaxMs } = this.#retry
-    const remaining = this.#remainingMs()
-    // playback needs a token when one of its requests came in the last DEMAND_WINDOW_MS
-    const needed = this.#waiting.size > 0 || this.#clock.now() - this.#lastDemand < DEMAND_WINDOW_MS
-    const cap =
-      remaining > 0
-        ? Math.min(maxMs, Math.max(baseMs, remaining / 2))
-        : needed
-          ? Math.max(baseMs, expiredMaxMs)
-          : maxMs
-    const random = this.#options.random ?? Math.random
-    return Math.min(cap, baseMs * 2 ** (this.#failures - 1)) * (0.5 + random() / 2)
-  }
-
-  /**
-   * The backoff, or what the backend asked for (`retryAfterMs` of the error: a 429 or 503 with
-   * `Retry-After`) when longer: never sooner, except that a still-valid token is not let expire
-   * for it (the viewer gets one try at expiry), and once expired at most `MAX_RETRY_AFTER_MS`.
-   */
-  #retryDelay(error: unknown): number {
-    const backoff = this.#backoff()
-    const asked = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs
-    if (typeof asked !== 'number' || !(asked > 0)) return backoff
-    const remaining = this.#remainingMs()
-    return Math.max(backoff, Math.min(asked, remaining > 0 ? remaining : MAX_RETRY_AFTER_MS))
-  }
-
-  /** The earliest client time (ms) at which a timer or on-demand refresh may start. */
-  #nextAllowed(): number {
-    const spread = this.#spreadMs()
-    const bound =
-      this.#firstCycle && spread > 0 ? spread / 2 : this.#options.refreshLeadSeconds * 1000
-    return this.#lastFetch + Math.max(1000, bound)
-  }
-
-  #spreadMs(): number {
-    const lead = this.#options.refreshLeadSeconds
-    return (this.#options.refreshSpreadSeconds ?? lead / 4) * 1000
-  }
-
-  #refreshIfStale(): Promise<TokenRecord> | undefined {
-    if (this.#destroyed) return undefined
-    if (this.#inflight) return this.#inflight
-    if (!this.stale || this.#failures > 0 || this.#clock.now() < this.#nextAllowed()) return
-    return this.refresh()
-  }
-
-  /** Arms the timer: after `delay` ms, or at the planned moment (never before the rate bound). */
-  #schedule(delay?: number): void {
-    if (this.#destroyed) return
-    if (this.#timer !== undefined) this.#timers.clear(this.#timer)
-    const wait = delay ?? Math.max(this.#refreshAt, this.#nextAllowed()) - this.#clock.now()
-    const ms = Math.min(Math.max(0, wait), MAX_TIMER_MS)
-    this.#timerDue = this.#clock.now() + ms
-    this.#timer = this.#timers.set(() => {
-      this.#timer = undefined
-      if (this.#inflight) return
-      if (delay !== undefined && this.#failures > 0) this.refresh().catch(() => undefined)
-      else if (this.#clock.now() >= Math.max(this.#refreshAt, this.#nextAllowed()))
-        this.refresh().catch(() => undefined)
-      else this.#schedule()
-    }, ms)
+  /** Waits for `promise`, at most `ms`. */
+  async #until(promise: Promise<unknown>, ms: number): Promise<void> {
+    let timer: TimerHandle | undefined
+    await Promise.race([
+      promise,
+      new Promise((resolve) => {
+        timer = this.#settings.timers.set(() => resolve(undefined), ms)
+      }),
+    ])
+    if (timer !== undefined) this.#settings.timers.clear(timer)
   }
 }

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest'
+import { leadProblem, REFRESH_DEFAULTS, resolveRefreshSettings } from './refresh-settings.ts'
+import { pagePeers } from './token-peers.ts'
+
+const getToken = () => Promise.reject(new Error('not called'))
+
+describe('resolveRefreshSettings', () => {
+  it('applies every default and turns seconds into ms', () => {
+    const settings = resolveRefreshSettings({ getToken, refreshLeadSeconds: 60 })
+    expect(settings).toMatchObject({
+      ipBound: false,
+      leadMs: 60_000,
+      spreadMs: 15_000,
+      retry: REFRESH_DEFAULTS.retry,
+      maxWaitMs: REFRESH_DEFAULTS.maxWaitMs,
+      maxOutageWaitMs: REFRESH_DEFAULTS.maxOutageWaitMs,
+      peers: pagePeers,
+    })
+  })
+
+  it('keeps what the caller set, one retry bound at a time', () => {
+    const settings = resolveRefreshSettings({
+      getToken,
+      refreshLeadSeconds: 10,
+      refreshSpreadSeconds: 0,
+      retry: { maxMs: 60_000 },
+      peers: null,
+      visibility: undefined,
+    })
+    expect(settings.spreadMs).toBe(0)
+    expect(settings.retry).toEqual({ ...REFRESH_DEFAULTS.retry, maxMs: 60_000 })
+    expect(settings.peers).toBeNull()
+    expect(settings.visibility).toBeNull()
+  })
+
+  it.each([
+    [{ refreshLeadSeconds: 0 }, 'refreshLeadSeconds must be a number > 0, got 0'],
+    [{ refreshLeadSeconds: 5, refreshSpreadSeconds: -1 }, 'refreshSpreadSeconds must be'],
+  ])('refuses %o', (options, message) => {
+    expect(() => resolveRefreshSettings({ getToken, ...options })).toThrow(message)
+  })
+})
+
+describe('leadProblem', () => {
+  it('is fatal at or above the lifetime, a warning outside 20–30 %, nothing inside', () => {
+    expect(leadProblem(20, 20)).toEqual({
+      fatal: true,
+      message: 'refreshLeadSeconds (20) must be below the token lifetime (20 s)',
+    })
+    expect(leadProblem(2, 20)?.fatal).toBe(false)
+    expect(leadProblem(4, 20)).toBeUndefined()
+    expect(leadProblem(6, 20)).toBeUndefined()
+    expect(leadProblem(7, 20)?.message).toContain('outside the recommended 20–30 %')
+  })
+})
