@@ -25,7 +25,7 @@ describe('resolveRefreshSettings', () => {
       refreshSpreadSeconds: 0,
       retry: { maxMs: 60_000 },
       peers: null,
-      visibility: undefined,
+      visibility: null,
     })
     expect(settings.spreadMs).toBe(0)
     expect(settings.retry).toEqual({ ...REFRESH_DEFAULTS.retry, maxMs: 60_000 })
