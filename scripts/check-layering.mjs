@@ -1,33 +1,76 @@
 #!/usr/bin/env node
-// Packages are libraries; apps compose them. Fails when any packages/* depends on an apps/*
-// package (dependencies of every kind), so a library never reaches into an app.
+// The repository's layers, checked on manifests AND on the imports in the code:
+// - packages/* are libraries: they depend on no app, and nothing product-side (packages/*,
+//   apps/*) depends on the test, benchmark or local-stack workspaces (e2e, bench, stack);
+// - every workspace imports another only by its package name, declared in its package.json: no
+//   relative import leaves its folder (`../../scripts/…`, `../../apps/…`), so the layering of the
+//   manifests is the layering of the code.
 import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 
 const root = join(import.meta.dirname, '..')
-const manifests = (folder) =>
-  readdirSync(join(root, folder), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .flatMap((entry) => {
-      try {
-        const path = join(folder, entry.name, 'package.json')
-        return [{ path, manifest: JSON.parse(readFileSync(join(root, path), 'utf8')) }]
-      } catch {
-        return []
-      }
-    })
+const KINDS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']
+const CODE = /\.(?:[cm]?[jt]s|tsx)$/
+// `from '…'`, `import '…'`, `import('…')`, `export … from '…'`
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g
 
-const apps = new Set(manifests('apps').map(({ manifest }) => manifest.name))
-const kinds = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']
-const violations = manifests('packages').flatMap(({ path, manifest }) =>
-  kinds.flatMap((kind) =>
-    Object.keys(manifest[kind] ?? {})
-      .filter((name) => apps.has(name))
-      .map((name) => `${path}: ${kind} has the app ${name}`),
-  ),
-)
+/** Every workspace: its folder, layer and manifest. */
+function workspaces() {
+  const folders = ['packages', 'apps'].flatMap((layer) =>
+    readdirSync(join(root, layer), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => ({ folder: join(layer, entry.name), layer })),
+  )
+  const tools = ['e2e', 'bench', 'stack'].map((folder) => ({ folder, layer: folder }))
+  return [...folders, ...tools].flatMap(({ folder, layer }) => {
+    try {
+      const manifest = JSON.parse(readFileSync(join(root, folder, 'package.json'), 'utf8'))
+      return [{ folder, layer, manifest }]
+    } catch {
+      return []
+    }
+  })
+}
+
+/** The code files of a workspace (no dependencies, no build output). */
+function codeFiles(folder) {
+  return readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && CODE.test(entry.name) && !entry.name.endsWith('.d.ts'))
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)))
+    .filter((path) => !path.split(sep).some((part) => part === 'node_modules' || part === 'dist'))
+}
+
+const all = workspaces()
+const layerOf = new Map(all.map(({ manifest, layer }) => [manifest.name, layer]))
+const violations = []
+for (const { folder, layer, manifest } of all) {
+  const declared = new Set(KINDS.flatMap((kind) => Object.keys(manifest[kind] ?? {})))
+  for (const name of declared) {
+    const target = layerOf.get(name)
+    if (layer === 'packages' && target === 'apps')
+      violations.push(`${folder}/package.json: the library depends on the app ${name}`)
+    if ((layer === 'packages' || layer === 'apps') && ['e2e', 'bench', 'stack'].includes(target))
+      violations.push(`${folder}/package.json: product code depends on ${name} (${target})`)
+  }
+  for (const file of codeFiles(folder)) {
+    const text = readFileSync(join(root, file), 'utf8')
+    for (const [, specifier] of text.matchAll(SPECIFIER)) {
+      if (specifier.startsWith('.')) {
+        const target = relative(join(root, folder), resolve(root, dirname(file), specifier))
+        if (target.startsWith('..'))
+          violations.push(`${file}: '${specifier}' leaves ${folder}/ (import it by package name)`)
+      } else if (specifier.startsWith('@proj/')) {
+        const name = specifier.split('/').slice(0, 2).join('/')
+        if (name !== manifest.name && !declared.has(name))
+          violations.push(`${file}: imports ${name}, which ${folder}/package.json does not declare`)
+      }
+    }
+  }
+}
 if (violations.length) {
-  console.error(`layering: packages must not depend on apps:\n  ${violations.join('\n  ')}`)
+  console.error(`layering: ${violations.length} violation(s):\n  ${violations.join('\n  ')}`)
   process.exit(1)
 }
-console.log(`layering: ${manifests('packages').length} packages, none depends on an app`)
+console.log(
+  `layering: ${all.length} workspaces; no library depends on an app, no product code on e2e, bench or stack, every cross-workspace import by declared package name`,
+)

@@ -38,7 +38,7 @@ resetReports()
 for (const [name, args, env] of steps) {
   console.log(`\n[check] ${name}: pnpm ${args.join(' ')}`)
   if (name === 'e2e' && !ensureSystemDeps()) process.exit(1)
-  // plain pnpm: under `npm test` the bootstrap (run.mjs) has put its retrying shim first on PATH
+  // under `npm test` the bootstrap (run.mjs) has put the pinned pnpm first on PATH
   const status =
     spawnSync('pnpm', args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1
   if (status !== 0) {

@@ -7,9 +7,10 @@ import { copyFileSync, existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseEnv } from 'node:util'
-import { services } from './services.mjs'
+import { localPorts, localStack } from '@proj/stack'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const services = localStack(localPorts())
 
 for (const service of services) {
   // Workers read local secrets from .dev.vars (git-ignored); a fresh clone gets the example's dev values.

@@ -4,14 +4,13 @@
 //      installs the pinned one from the npm registry into .tmp/ (once, about 3 s);
 //   2. `pnpm install`, which also brings Node 24 from the npm registry (root devDependency "node");
 //   3. `pnpm run <script>`: scripts run under that Node 24 (node_modules/.bin is first on PATH).
-// Every pnpm call, nested ones included, goes through scripts/pnpm.mjs (see why there).
+//   4. `npm test` (check.mjs) installs the Debian packages the e2e suite needs (system-deps.mjs).
+// This is the whole bootstrap: .ci/run is just `npm test`.
 // Usage: node scripts/run.mjs <script> [args…]     (npm start = dev, npm test = check)
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { runPnpm } from './pnpm.mjs'
-import { WRANGLER_ENV } from './stack-tools.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const [script, ...args] = process.argv.slice(2)
@@ -23,11 +22,22 @@ if (!script) {
 // The pin is not "packageManager": with that field pnpm 12 looks up every platform build of
 // itself on the registry before each command, warns on every run that the registry lacks one
 // (@pnpm/exe.netbsd-x64) and fails about one run in eight with ERR_PNPM_BAD_CONFIG_DEP
-// (measured here: 1 of 8 runs with the field, 0 of 10 without; the same with devEngines).
+// (measured here: 1 of 8 runs with the field, 0 of 10 without; the same with devEngines). Without
+// it the gap is gone: 0 of 45 pnpm runs (15 installs) on 2026-11-24, so pnpm runs unwrapped.
 const pinned = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).tools.pnpm
 
+// Where this script puts its `pnpm` for the scripts below it: never taken for the real one.
+const shimDir = join(root, '.tmp', 'bin')
+
 const findPnpm = () => {
-  const onPath = spawnSync('sh', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim()
+  const PATH = (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => dir !== shimDir)
+    .join(':')
+  const onPath = spawnSync('sh', ['-c', 'command -v pnpm'], {
+    encoding: 'utf8',
+    env: { ...process.env, PATH },
+  }).stdout.trim()
   if (onPath && spawnSync(onPath, ['--version'], { encoding: 'utf8' }).stdout?.trim() === pinned)
     return onPath
   const prefix = join(root, '.tmp', `pnpm-${pinned}`)
@@ -54,17 +64,35 @@ const findPnpm = () => {
 
 const realPnpm = findPnpm()
 
-// A `pnpm` first on PATH for this run and every script below it.
-const shimDir = join(root, '.tmp', 'bin')
+// The pinned pnpm first on PATH for this run and every script below it (scripts call `pnpm`).
 mkdirSync(shimDir, { recursive: true })
 const shim = join(shimDir, 'pnpm')
-writeFileSync(shim, `#!/bin/sh\nexec node "${join(root, 'scripts', 'pnpm.mjs')}" "$@"\n`)
+writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(realPnpm)} "$@"\n`)
 chmodSync(shim, 0o755)
-
 process.env.PATH = `${shimDir}:${process.env.PATH}`
-process.env.PROJ_REAL_PNPM = realPnpm
-Object.assign(process.env, WRANGLER_ENV)
+// wrangler's offline settings (stack/wrangler-env.json) for every script below, tests included
+Object.assign(
+  process.env,
+  JSON.parse(readFileSync(join(root, 'stack', 'wrangler-env.json'), 'utf8')),
+)
 
-const installStatus = await runPnpm(['install'], { cwd: root })
-if (installStatus !== 0) process.exit(installStatus)
-process.exit(await runPnpm(['run', script, ...args], { cwd: root }))
+/**
+ * Runs `pnpm …args` in the root and resolves with its exit status. SIGINT/SIGTERM sent to this
+ * process alone (a supervisor, `timeout`) reach pnpm too, so `npm start` stops its whole stack.
+ */
+function pnpm(args) {
+  return new Promise((resolve) => {
+    const child = spawn(realPnpm, args, { cwd: root, stdio: 'inherit' })
+    const forward = (signal) => child.kill(signal)
+    process.on('SIGINT', forward)
+    process.on('SIGTERM', forward)
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward)
+      process.off('SIGTERM', forward)
+      resolve(code ?? (signal ? 1 : 0))
+    })
+  })
+}
+const installed = await pnpm(['install'])
+if (installed !== 0) process.exit(installed)
+process.exit(await pnpm(['run', script, ...args]))

@@ -1,8 +1,7 @@
-import { appendFileSync, mkdirSync } from 'node:fs'
-import { basename, join } from 'node:path'
 import { test as base, expect, type Page } from '@playwright/test'
 import { type DemoQuery, demoSearch, type PlayerName } from '@proj/demo/config'
 import { type Cdn, PORTS, tokenUrl } from './stack.ts'
+import { recordWatch } from './watches.ts'
 
 export type { PlayerName }
 /**
@@ -200,7 +199,7 @@ export interface PlaybackRun {
 
 /**
  * Samples currentTime every 200 ms for `ms` of wall-clock time. Each watch is also recorded for
- * the refresh-efficiency benchmark (`e2e/bench/refresh-efficiency.ts`): token fetches during
+ * the refresh-efficiency benchmark (`bench/playback/refresh-efficiency.ts`): token fetches during
  * it, and its stalls with whether a token was refused (403/410) around them.
  */
 export const watchPlayback = async (
@@ -241,7 +240,7 @@ export const watchPlayback = async (
   if (lastSample - lastMove > 1200) stalls.push({ from: lastMove, to: lastSample })
   page.off('response', onResponse)
   const after = await probe(page, player)
-  recordWatch({
+  recordWatch(test.info(), {
     page: page.url(),
     player,
     mode: after.mode,
@@ -255,28 +254,6 @@ export const watchPlayback = async (
     })),
   })
   return { advanced, longestStallMs }
-}
-
-/** One watched playback, as the refresh-efficiency benchmark reads it. */
-export interface WatchRecord {
-  page: string
-  player: PlayerName
-  mode: string | undefined
-  wallMs: number
-  advanced: number
-  fetches: number
-  stalls: { ms: number; token: boolean }[]
-}
-
-/** Appends a watch to `.tmp/bench/e2e-watches/` (one JSON line per watch, one file per worker). */
-const recordWatch = (record: WatchRecord) => {
-  const info = test.info()
-  const dir = join(import.meta.dirname, '..', '..', '.tmp', 'bench', 'e2e-watches')
-  mkdirSync(dir, { recursive: true })
-  appendFileSync(
-    join(dir, `worker-${info.parallelIndex}.jsonl`),
-    `${JSON.stringify({ file: basename(info.file), title: info.title, ...record })}\n`,
-  )
 }
 
 /** The demo page fixture: a traffic log, attached to the report with the player state on failure. */

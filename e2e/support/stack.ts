@@ -1,10 +1,10 @@
-// Every server of the e2e run, on loopback ports of their own (npm start's ports stay free).
+// Every server of the e2e run: the services of @proj/stack (the same definitions `npm start`
+// runs) on loopback ports of their own (npm start's ports stay free), plus nginx as the CDN.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { bin, WRANGLER_ENV } from '../../scripts/stack-tools.mjs'
+import { cdnEmulator, demo, ROOT, type Service, shellLine, tokenWorker } from '@proj/stack'
 
-const root = join(import.meta.dirname, '..', '..')
-const scratch = join(root, '.tmp', 'e2e')
+const scratch = join(ROOT, '.tmp', 'e2e')
 
 /** A fixed test secret shared by the token workers, nginx and the emulator. */
 export const SECRET = 'e2e-secret-not-for-production'
@@ -42,12 +42,8 @@ export const NGINX_ACCESS_LOG = join(scratch, 'nginx', 'access.log')
 export const tokenUrl = (cdn: Cdn = 'nginx') =>
   `http://127.0.0.1:${cdn === 'nginx' ? PORTS.tokenNginx : PORTS.tokenEmulator}/token`
 
-/** A command line: Node running a script directly, so stopping it stops its children too. */
-const node = (script: string, ...args: string[]) =>
-  [process.execPath, JSON.stringify(script), ...args].join(' ')
-const binScript = (cwd: string, pkg: string, script: string) => bin(cwd, pkg, script)[1]
-
-const tokenWorker = (port: number, plain: number, ip: number) => {
+/** A token worker on `port` signing URLs for the CDN hosts on `plain` and `ip`. */
+const signingFor = (port: number, plain: number, ip: number): Service => {
   mkdirSync(scratch, { recursive: true })
   const vars = join(scratch, `token-worker-${port}.vars`)
   writeFileSync(
@@ -69,46 +65,34 @@ const tokenWorker = (port: number, plain: number, ip: number) => {
       '',
     ].join('\n'),
   )
-  return {
-    command: node(
-      binScript('apps/token-worker', 'wrangler', 'bin/wrangler.js'),
-      'dev',
-      '--ip 127.0.0.1',
-      `--port ${port}`,
-      `--inspector-port ${port + 1000}`,
-      `--env-file ${JSON.stringify(vars)}`,
-    ),
-    cwd: join(root, 'apps/token-worker'),
-    url: `http://127.0.0.1:${port}/token?video=ready`,
-    env: WRANGLER_ENV,
-  }
+  return { ...tokenWorker({ port, envFile: vars }), name: `token-worker-${port}` }
 }
 
-/** Playwright `webServer` entries: started before the tests, stopped after them. */
-export const webServers = () => {
-  const shared = {
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-  } as const
+/**
+ * The e2e stack: the CDN emulator (with the origin nginx proxies to), nginx, a token worker per
+ * CDN, and the demo as a production build.
+ *
+ * @example
+ * ```ts
+ * e2eStack().map((service) => service.name)
+ * ```
+ */
+export function e2eStack(): Service[] {
   return [
-    {
-      ...shared,
-      // the origin (nginx proxies to it) and the emulator's two hosts, one process
-      command: node(join(root, 'apps/cdn-emulator/src/main.ts')),
-      url: `http://127.0.0.1:${PORTS.origin}/vod/healthcheck/master.m3u8`,
+    cdnEmulator({
+      readyUrl: `http://127.0.0.1:${PORTS.origin}/vod/healthcheck/master.m3u8`,
       env: {
         SECRET_KEY: SECRET,
         ORIGIN_PORT: String(PORTS.origin),
         CDN_DOMAIN: `127.0.0.1:${PORTS.emulatorPlain}`,
         CDN_DOMAIN_IP: `127.0.0.1:${PORTS.emulatorIp}`,
       },
-    },
+    }),
     {
-      ...shared,
-      command: node(join(root, 'e2e/servers/nginx.mjs')),
-      url: `http://127.0.0.1:${PORTS.nginxPlain}/healthz`,
+      name: 'nginx',
+      cwd: 'e2e',
+      command: [process.execPath, 'servers/nginx.mjs'],
+      readyUrl: `http://127.0.0.1:${PORTS.nginxPlain}/healthz`,
       env: {
         SECRET_KEY: SECRET,
         ORIGIN_PORT: String(PORTS.origin),
@@ -117,15 +101,29 @@ export const webServers = () => {
         NGINX_PREFIX: join(scratch, 'nginx'),
       },
     },
-    { ...shared, ...tokenWorker(PORTS.tokenNginx, PORTS.nginxPlain, PORTS.nginxIp) },
-    { ...shared, ...tokenWorker(PORTS.tokenEmulator, PORTS.emulatorPlain, PORTS.emulatorIp) },
-    {
-      ...shared,
-      // a production build: vite's dev server may re-optimise dependencies and reload mid-test
-      command: `${node(binScript('apps/demo', 'vite', 'bin/vite.js'), 'build')} && ${node(binScript('apps/demo', 'vite', 'bin/vite.js'), 'preview')}`,
-      cwd: join(root, 'apps/demo'),
-      url: `http://127.0.0.1:${PORTS.demo}/`,
-      env: { DEMO_PORT: String(PORTS.demo) },
-    },
+    signingFor(PORTS.tokenNginx, PORTS.nginxPlain, PORTS.nginxIp),
+    signingFor(PORTS.tokenEmulator, PORTS.emulatorPlain, PORTS.emulatorIp),
+    demo({ port: PORTS.demo, build: true }),
   ]
+}
+
+/**
+ * Playwright `webServer` entries for `services`: started before the tests, stopped after them.
+ *
+ * @example
+ * ```ts
+ * defineConfig({ webServer: webServers() })
+ * ```
+ */
+export function webServers(services: Service[] = e2eStack()) {
+  return services.map((service) => ({
+    command: shellLine(service.command),
+    cwd: join(ROOT, service.cwd),
+    url: service.readyUrl,
+    env: service.env,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: 'ignore' as const,
+    stderr: 'pipe' as const,
+  }))
 }

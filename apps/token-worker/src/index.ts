@@ -27,6 +27,7 @@ export {
 export { cacheApiPlaylists, memoryPlaylists, type PlaylistCache } from './session/playlist-cache.ts'
 export { rewritePlaylist, type UriMapper } from './session/playlist-rewriter.ts'
 export type { IssuedSession, RefusedSession } from './session/session-audit.ts'
+export { type PlaylistOrigin, sessionPlaylist } from './session/session-playlist.ts'
 export type { SessionRecord } from './session/session-routes.ts'
 export {
   cachedSessionStore,

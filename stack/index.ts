@@ -1,0 +1,13 @@
+export { type LocalPorts, localPorts, localStack } from './local-stack.ts'
+export {
+  apiWorker,
+  binCommand,
+  cdnEmulator,
+  demo,
+  ROOT,
+  type Service,
+  shellLine,
+  tokenWorker,
+  WRANGLER_ENV,
+  wranglerDev,
+} from './services.ts'
