@@ -1,9 +1,13 @@
 // Test wiring shared by the worker and page tests: a real RequestRewriter and real page
 // connections (TokenRefreshWorker) joined by in-memory message passing, and a fake CDN fetch
-// that checks pairs like the CDN does (403 unknown, 410 expired). Not exported by the package.
-import { findTokenPair } from '@proj/signing/url'
+// with the tests' one token check (tokenBook: 403 unknown, 410 expired). Not exported.
 import { TokenRefresher } from '@proj/token-refresh'
-import { type FakeBackend, type FakeTime, fakeTokenBackend } from '@proj/token-refresh/testing'
+import {
+  type FakeBackend,
+  type FakeTime,
+  fakeTokenBackend,
+  tokenBook,
+} from '@proj/token-refresh/testing'
 import { TokenRefreshWorker, type WorkerContainer } from '../src/page/worker-connection.ts'
 import type { MessageTarget } from '../src/protocol.ts'
 import { memoryStore, type RecordStore } from '../src/worker/record-store.ts'
@@ -17,29 +21,22 @@ export interface Sent {
 
 /** A CDN as a `fetch`: accepts what `issue` registered, on the test's clock. */
 export const fakeCdn = (time: FakeTime) => {
-  const issued = new Map<string, number>()
-  const revoked = new Set<string>()
+  const book = tokenBook(time.clock)
   const sent: Sent[] = []
-  let rejecting = false
   let corsRefused = false
   const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const url = input instanceof Request ? input.url : String(input)
     if (corsRefused && init?.mode === 'cors') throw new TypeError('Failed to fetch (CORS)')
-    const pair = findTokenPair(url)
-    let status = 200
-    if (!pair || rejecting || issued.get(pair.token) !== pair.expires) status = 403
-    else if (revoked.has(pair.token) || time.clock.now() >= pair.expires * 1000) status = 410
+    const status = book.verdict(url)
     sent.push({ url, init, status })
     return new Response(status === 200 ? 'media' : null, { status })
   }
   return {
     fetch,
     sent,
-    issue: (token: string, expires: number) => issued.set(token, expires),
-    revoke: (token: string) => revoked.add(token),
-    rejectAll: () => {
-      rejecting = true
-    },
+    issue: book.issue,
+    revoke: book.revoke,
+    rejectAll: book.rejectAll,
     refuseCors: () => {
       corsRefused = true
     },

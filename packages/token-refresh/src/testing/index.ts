@@ -2,3 +2,4 @@ export { type FakeBackend, type FakeBackendOptions, fakeTokenBackend } from './f
 export { type FakeTime, fakeTime } from './fake-time.ts'
 export { testRefreshOptions } from './refresh-options.ts'
 export { type Hit, tinyCdn } from './tiny-cdn.ts'
+export { type CdnVerdict, type TokenBook, tokenBook } from './token-book.ts'

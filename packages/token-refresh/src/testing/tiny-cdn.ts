@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serverDateOf, withServerDate } from '../fetch-token.ts'
 import type { Clock, TokenRecord } from '../types.ts'
+import { tokenBook } from './token-book.ts'
 
 /** One request as the CDN saw it. */
 export interface Hit {
@@ -12,16 +13,14 @@ export interface Hit {
 
 /**
  * A small token-checking CDN for unit tests: it accepts exactly the pairs the test's backend
- * issued, on the test's clock (403 unknown pair, 410 expired), and serves a two-rendition HLS
+ * issued, on the test's clock ({@link tokenBook}: 403 unknown pair, 410 expired), and serves a two-rendition HLS
  * VOD with an AES key. Node only (node:http). The independent validator, nginx, is exercised by
  * the e2e suite.
  */
 export const tinyCdn = async (clock: Clock) => {
-  const issued = new Map<string, number>()
-  const revoked = new Set<string>()
+  const book = tokenBook(clock)
   const once = new Map<string, number>()
   const hits: Hit[] = []
-  let rejecting = false
   let onHit: ((hit: Hit) => Promise<void> | void) | undefined
   const body = (rest: string): string => {
     if (rest === 'master.m3u8')
@@ -40,10 +39,8 @@ export const tinyCdn = async (clock: Clock) => {
       return
     }
     const match = /^\/videos\/12345_demo\/([^/]+)\/(\d+)\/(.+)$/.exec(request.url ?? '')
-    const [, token = '', expires = '0', rest = ''] = match ?? []
-    let status = 200
-    if (!match || rejecting || issued.get(token) !== Number(expires)) status = 403
-    else if (revoked.has(token) || clock.now() >= Number(expires) * 1000) status = 410
+    const [, token = '', , rest = ''] = match ?? []
+    let status: number = match ? book.verdict(request.url ?? '') : 403
     for (const [suffix, forced] of once)
       if (rest.endsWith(suffix)) {
         once.delete(suffix)
@@ -64,18 +61,15 @@ export const tinyCdn = async (clock: Clock) => {
     issuing(getToken: () => Promise<TokenRecord>) {
       return async (): Promise<TokenRecord> => {
         const record = await getToken()
-        issued.set(record.token, record.expires)
-        issued.set(record.token_ip, record.expires)
+        book.issue(record.token, record.expires)
+        book.issue(record.token_ip, record.expires)
         const local = (url: string) => url.replace(/^https:\/\/[^/]+/, `http://${host}`)
         const moved = { ...record, url: local(record.url), url_ip: local(record.url_ip) }
         return withServerDate(moved, serverDateOf(record) ?? Number.NaN)
       }
     },
-    revoke: (token: string) => revoked.add(token),
-    /** From now on every token gets 403 (a secret mismatch between backend and CDN). */
-    rejectAll: () => {
-      rejecting = true
-    },
+    revoke: book.revoke,
+    rejectAll: book.rejectAll,
     /** The next request whose path ends in `rest` gets `status`. */
     failOnce: (rest: string, status: number) => once.set(rest, status),
     onHit: (callback: typeof onHit) => {
