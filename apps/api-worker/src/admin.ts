@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import { datasetFor } from './data/dataset.ts'
+import { datasetFor, type Generation } from './data/dataset.ts'
 import type { ApiEnv } from './env.ts'
 import { ApiError } from './errors.ts'
 import { integer } from './lib/query.ts'
@@ -8,7 +8,8 @@ import { adminEnabled } from './scenario.ts'
 import { AdminErrors, ok } from './schemas.ts'
 import { defaultSeed, stateOf } from './state/state-access.ts'
 
-const Generation = z.object({
+/** What `/__admin/state` reports of the data's generation (the dataset's `Generation` described). */
+const GenerationReport = z.object({
   seed: z.number().int(),
   generated_at: z.string().openapi({ description: 'The instant the data is relative to.' }),
   counts: z.record(z.string(), z.number().int()),
@@ -25,7 +26,7 @@ const JournalEntry = z.object({
   principal: z.string().nullable().openapi({ description: 'Credential label, never the key.' }),
 })
 
-const describe = (generation: { seed: number; epoch: number }) => {
+const describe = (generation: Generation): z.infer<typeof GenerationReport> => {
   const data = datasetFor(generation)
   const counts = Object.fromEntries(
     Object.entries(data)
@@ -60,7 +61,7 @@ admin
       tags: ['Emulator'],
       summary: 'Current seed, the instant the data is relative to, and record counts',
       responses: {
-        200: ok('State', Generation),
+        200: ok('State', GenerationReport),
         404: AdminErrors[404],
       },
     }),
@@ -93,7 +94,7 @@ admin
         },
       },
       responses: {
-        200: ok('The new state', Generation),
+        200: ok('The new state', GenerationReport),
         ...AdminErrors,
       },
     }),

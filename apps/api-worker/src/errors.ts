@@ -1,7 +1,8 @@
 import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import type { ZodError } from 'zod'
+import type { ZodError, z } from 'zod'
 import { issueMessage } from './lib/issue-messages.ts'
+import type { CloudError } from './schemas.ts'
 
 /**
  * Which error body a path answers with (spec 7 and REFERENCE): the edge apps API uses `{error}`,
@@ -90,13 +91,8 @@ export class ApiError extends Error {
   }
 }
 
-/** The `{exception_class, message, request_id, invalid_fields?}` body. */
-export interface CloudErrorBody {
-  exception_class: string
-  message: string
-  request_id: string
-  invalid_fields?: FieldErrors
-}
+/** The `{exception_class, message, request_id, invalid_fields?}` body: the `CloudError` schema's type. */
+export type CloudErrorBody = z.infer<typeof CloudError>
 
 /**
  * Renders an {@link ApiError} in the family of the request path: the only place an error body is

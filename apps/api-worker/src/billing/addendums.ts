@@ -8,6 +8,8 @@ import {
   date,
   dateTime,
   integer,
+  orderingKey,
+  orderingValues,
   paginate,
   repeated,
   type SortKey,
@@ -29,7 +31,7 @@ const ORDER_FIELDS: Record<string, SortKey<Addendum>> = {
   product_name: (a) => a.product.name,
   product_id: (a) => a.product.id,
 }
-const ORDER_VALUES = Object.keys(ORDER_FIELDS).flatMap((f) => [f, `-${f}`])
+const ORDER_VALUES = orderingValues(ORDER_FIELDS)
 
 const ordering = z
   .string()
@@ -200,13 +202,7 @@ export const billing = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).
     const matched = c.get('data').addendums.filter((a) => filters.every((keep) => keep(a)))
     const sorted = sortBy(
       matched,
-      [...(q.ordering ?? []), 'id'].map(
-        (key) =>
-          [
-            ORDER_FIELDS[key.replace(/^-/, '')] as SortKey<Addendum>,
-            key.startsWith('-') ? 'desc' : 'asc',
-          ] as const,
-      ),
+      [...(q.ordering ?? []), 'id'].map((key) => orderingKey(key, ORDER_FIELDS)),
     )
     const limit = q.limit ?? 100
     const offset = q.offset ?? 0

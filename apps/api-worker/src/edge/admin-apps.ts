@@ -3,7 +3,16 @@ import { requireReseller } from '../auth.ts'
 import type { EdgeApp } from '../data/edge-apps.ts'
 import type { ApiEnv } from '../env.ts'
 import { formatIso } from '../lib/dates.ts'
-import { containsText, int64, integer, paginate, type SortKey, sortBy } from '../lib/query.ts'
+import {
+  containsText,
+  int64,
+  integer,
+  orderingKey,
+  orderingValues,
+  paginate,
+  type SortKey,
+  sortBy,
+} from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
 import { EdgeErrors, ok } from '../schemas.ts'
 
@@ -16,10 +25,7 @@ const ORDER_FIELDS = {
   plan: (a: EdgeApp) => a.plan_id,
   client: (a: EdgeApp) => a.client_id,
 } satisfies Record<string, SortKey<EdgeApp>>
-const ORDERINGS = Object.keys(ORDER_FIELDS).flatMap((field) => [field, `-${field}`]) as [
-  string,
-  ...string[],
-]
+const ORDERINGS = orderingValues(ORDER_FIELDS)
 
 const App = z
   .object({
@@ -89,12 +95,7 @@ edge.openapi(
     if (q.template !== undefined) apps = apps.filter((a) => a.template === q.template)
     if (q.binary !== undefined) apps = apps.filter((a) => a.binary === q.binary)
     if (q.plan !== undefined) apps = apps.filter((a) => a.plan_id === q.plan)
-    const ordering = q.ordering ?? 'id'
-    const field = ordering.replace(/^-/, '') as keyof typeof ORDER_FIELDS
-    apps = sortBy(apps, [
-      [ORDER_FIELDS[field], ordering.startsWith('-') ? 'desc' : 'asc'],
-      [(a) => a.id, 'asc'],
-    ])
+    apps = sortBy(apps, [orderingKey(q.ordering ?? 'id', ORDER_FIELDS), [(a) => a.id, 'asc']])
     const page = paginate(apps, { limit: q.limit ?? 50, offset: q.offset ?? 0 })
     return c.json(
       {

@@ -152,6 +152,38 @@ export const paginate = <T>(
 export type SortKey<T> = (item: T) => string | number | null
 
 /**
+ * Every value an ordering parameter accepts for `fields`: each field (ascending) and `-field`
+ * (descending), the vendor's convention; what its enum or check is built from.
+ *
+ * @example
+ * ```ts
+ * orderingValues({ id: (a) => a.id, name: (a) => a.name }) // ['id', '-id', 'name', '-name']
+ * ```
+ */
+export function orderingValues(fields: Readonly<Record<string, unknown>>): [string, ...string[]] {
+  return Object.keys(fields).flatMap((field) => [field, `-${field}`]) as [string, ...string[]]
+}
+
+/**
+ * One `field` / `-field` value as a {@link sortBy} key. The value was checked against
+ * {@link orderingValues} by the query schema, so an unknown field is this emulator's bug.
+ *
+ * @example
+ * ```ts
+ * sortBy(apps, [orderingKey('-name', ORDER_FIELDS), [(a) => a.id, 'asc']])
+ * ```
+ */
+export function orderingKey<T>(
+  value: string,
+  fields: Readonly<Record<string, SortKey<T>>>,
+): readonly [SortKey<T>, 'asc' | 'desc'] {
+  const descending = value.startsWith('-')
+  const key = fields[descending ? value.slice(1) : value]
+  if (!key) throw new Error(`unknown ordering field "${value}" (not in the query schema)`)
+  return [key, descending ? 'desc' : 'asc']
+}
+
+/**
  * Sorts by several keys, each ascending or descending; `null` sorts last; stable.
  * @example sortBy(apps, [[(a) => a.name, 'asc'], [(a) => a.id, 'desc']])
  */

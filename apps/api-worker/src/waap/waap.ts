@@ -16,6 +16,8 @@ import {
   commaList,
   dateTime,
   integer,
+  orderingKey,
+  orderingValues,
   paginate,
   repeated,
   type SortKey,
@@ -91,10 +93,7 @@ const DOMAIN_ORDER: Record<string, SortKey<WaapDomain>> = {
   status: (d) => d.status,
   created_at: (d) => d.created_at,
 }
-const DOMAIN_ORDERINGS = Object.keys(DOMAIN_ORDER).flatMap((f) => [f, `-${f}`]) as [
-  string,
-  ...string[],
-]
+const DOMAIN_ORDERINGS = orderingValues(DOMAIN_ORDER)
 
 const ids = commaList(z.string().min(1).max(64))
 
@@ -238,11 +237,7 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
             (!name || name.test(d.name)) &&
             (!q.status || q.status.includes(d.status)),
         )
-      const ordering = q.ordering ?? 'id'
-      const key = DOMAIN_ORDER[ordering.replace(/^-/, '')] ?? DOMAIN_ORDER.id
-      domains = sortBy(domains, [
-        [key as SortKey<WaapDomain>, ordering.startsWith('-') ? 'desc' : 'asc'],
-      ])
+      domains = sortBy(domains, [orderingKey(q.ordering ?? 'id', DOMAIN_ORDER)])
       const limit = q.limit ?? 100
       const offset = q.offset ?? 0
       return c.json(
