@@ -8,6 +8,8 @@ const steps = [
   // pnpm itself prints no warning of the repo's making (the README's first screen)
   ['quiet', ['exec', 'node', 'scripts/check-quiet.mjs']],
   ['layering', ['run', 'check:layering']],
+  // every "spec N.N" a comment cites is a section of docs/protocol.md
+  ['citations', ['exec', 'node', 'scripts/check-spec-citations.mjs']],
   ['lint', ['run', 'lint']],
   ['typecheck', ['-r', 'run', 'typecheck']],
   // every package's tests in one vitest run (root vitest.config.ts lists them as projects)

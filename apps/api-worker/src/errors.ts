@@ -5,7 +5,7 @@ import { issueMessage } from './lib/issue-messages.ts'
 import type { CloudError } from './schemas.ts'
 
 /**
- * Which error body a path answers with (spec 7 and REFERENCE): the edge apps API uses `{error}`,
+ * Which error body a path answers with (spec 7): the edge apps API uses `{error}`,
  * the JWT login/refresh methods use `{errors: {field: [messages]}}`, everything else the vendor's
  * cloud style `{exception_class, message, request_id, invalid_fields?}`.
  */

@@ -14,7 +14,7 @@ export const WAAP_METHODS = [
 ] as const
 export const WAAP_DOMAIN_STATUSES = ['active', 'bypass', 'monitor', 'locked'] as const
 
-/** A protected domain (REFERENCE: WAAP domains). */
+/** A protected domain (spec 2.10, listed by 4.13). */
 export interface WaapDomain {
   id: number
   name: string
