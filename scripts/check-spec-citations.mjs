@@ -29,7 +29,11 @@ for (const folder of FOLDERS) {
   for (const entry of readdirSync(join(root, folder), { recursive: true, withFileTypes: true })) {
     const path = join(entry.parentPath, entry.name)
     if (!entry.isFile() || !CODE.test(entry.name)) continue
-    if (relative(root, path).split(sep).some((part) => part === 'node_modules' || part === 'dist'))
+    if (
+      relative(root, path)
+        .split(sep)
+        .some((part) => part === 'node_modules' || part === 'dist')
+    )
       continue
     for (const [, section] of readFileSync(path, 'utf8').matchAll(CITATION))
       if (!covers(section)) missing.push(`${relative(root, path)}: spec ${section}`)
