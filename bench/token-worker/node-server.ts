@@ -11,11 +11,11 @@ import { closeSync, openSync } from 'node:fs'
  * const server = await startNodeServer('src/node.ts', 18902, { CLIENT_ID: '12345', … })
  * ```
  */
-export const startNodeServer = async (
+export async function startNodeServer(
   entry: string,
   port: number,
   env: Record<string, string>,
-): Promise<ChildProcess> => {
+): Promise<ChildProcess> {
   const sink = openSync('/dev/null', 'w')
   const child = spawn(process.execPath, [entry], {
     env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },

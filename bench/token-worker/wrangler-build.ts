@@ -20,7 +20,7 @@ export const tokenWorkerConfig = fileURLToPath(
  * runWrangler(['check', 'startup', '--outfile', 'startup.cpuprofile'])
  * ```
  */
-export const runWrangler = (args: readonly string[]): string => {
+export function runWrangler(args: readonly string[]): string {
   // in the token worker's folder; an entry outside it needs `--config`, or wrangler looks for a
   // config beside the entry
   const done = spawnSync(wrangler, args, {
@@ -74,7 +74,7 @@ interface Metafile {
  * const { bytes } = wranglerBuild('/tmp/out/hello', 'workerd-hello.ts')
  * ```
  */
-export const wranglerBuild = (dir: string, entry?: string): WorkerBuild => {
+export function wranglerBuild(dir: string, entry?: string): WorkerBuild {
   const metafile = join(dir, 'meta.json')
   runWrangler([
     'deploy',

@@ -9,10 +9,11 @@ import type { Route } from '@playwright/test'
  * await page.route(/:\d+\/token\?/, (route) => (down ? answerOutage(route) : route.continue()))
  * ```
  */
-export const answerOutage = (route: Route): Promise<void> =>
-  route.fulfill({
+export function answerOutage(route: Route): Promise<void> {
+  return route.fulfill({
     status: 503,
     headers: { 'access-control-allow-origin': '*' },
     contentType: 'application/json',
     body: '{"error":"injected outage"}',
   })
+}

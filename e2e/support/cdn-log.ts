@@ -25,8 +25,8 @@ const EXPIRES = /^\/(?:videos|cmaf)\/[^/]+\/[^/]+\/(\d+)\//
  * const requests = cdnRequests('ffmpeg-session-1234')
  * ```
  */
-export const cdnRequests = (video: string): CdnRequest[] =>
-  readFileSync(NGINX_ACCESS_LOG, 'utf8')
+export function cdnRequests(video: string): CdnRequest[] {
+  return readFileSync(NGINX_ACCESS_LOG, 'utf8')
     .split('\n')
     .flatMap((line) => {
       const match = LINE.exec(line)
@@ -43,3 +43,4 @@ export const cdnRequests = (video: string): CdnRequest[] =>
         },
       ]
     })
+}

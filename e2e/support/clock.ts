@@ -8,8 +8,8 @@ import type { Page } from '@playwright/test'
  * Not Playwright's `page.clock`: its fake timers stop VHS from ever requesting a segment in this
  * Chromium (checked with the refresh off), so it cannot drive the video.js scenarios.
  */
-export const skewClock = (page: Page, offsetMs: number) =>
-  page.addInitScript((initial: number) => {
+export function skewClock(page: Page, offsetMs: number) {
+  return page.addInitScript((initial: number) => {
     const RealDate = Date
     let offset = initial
     class SkewedDate extends RealDate {
@@ -23,10 +23,12 @@ export const skewClock = (page: Page, offsetMs: number) =>
     }
     Object.assign(window, { Date: SkewedDate, __setClockOffset: (ms: number) => (offset = ms) })
   }, offsetMs)
+}
 
 /** Changes the page's clock error (see {@link skewClock}). */
-export const setClockOffset = (page: Page, offsetMs: number) =>
-  page.evaluate(
+export function setClockOffset(page: Page, offsetMs: number) {
+  return page.evaluate(
     (ms) => (window as unknown as { __setClockOffset(ms: number): void }).__setClockOffset(ms),
     offsetMs,
   )
+}

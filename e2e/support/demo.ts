@@ -19,14 +19,15 @@ export interface DemoOptions extends Omit<DemoQuery, 'tokenUrl' | 'player'> {
 }
 
 /** The demo page on the stack, with the e2e defaults: VOD, 20-s tokens, a 6-s lead. */
-export const demoUrl = ({ cdn, tokenUrl: token, ...options }: DemoOptions): string =>
-  `http://127.0.0.1:${PORTS.demo}/?${demoSearch({
+export function demoUrl({ cdn, tokenUrl: token, ...options }: DemoOptions): string {
+  return `http://127.0.0.1:${PORTS.demo}/?${demoSearch({
     type: 'vod',
     expire: 20,
     lead: 6,
     ...options,
     tokenUrl: token ?? tokenUrl(cdn),
   })}`
+}
 
 /** One media request as the browser saw it. */
 export interface MediaRequest {
@@ -138,8 +139,8 @@ export interface PlayerProbe {
   swaps: SwapProbe[]
 }
 
-export const probe = (page: Page, player: PlayerName): Promise<PlayerProbe> =>
-  page.evaluate((name) => {
+export function probe(page: Page, player: PlayerName): Promise<PlayerProbe> {
+  return page.evaluate((name) => {
     type State = {
       video?: HTMLVideoElement
       refresher?: { refreshCount: number; record: { token: string } }
@@ -161,13 +162,14 @@ export const probe = (page: Page, player: PlayerName): Promise<PlayerProbe> =>
       swaps: [...(state?.native?.swaps ?? [])],
     }
   }, player)
+}
 
 /**
  * Resolves once no video frame has been decoded for 5 s (within `timeoutMs`): playback has
  * stopped. Frames, not currentTime: Shaka keeps nudging currentTime across an empty buffer.
  */
-export const waitForPlaybackToStop = (page: Page, player: PlayerName, timeoutMs = 45_000) =>
-  expect
+export function waitForPlaybackToStop(page: Page, player: PlayerName, timeoutMs = 45_000) {
+  return expect
     .poll(
       async () => {
         const before = (await probe(page, player)).frames
@@ -177,9 +179,10 @@ export const waitForPlaybackToStop = (page: Page, player: PlayerName, timeoutMs 
       { timeout: timeoutMs, intervals: [0] },
     )
     .toBe(0)
+}
 
 /** Waits until the player's currentTime moves. */
-export const waitForPlayback = async (page: Page, player: PlayerName) => {
+export async function waitForPlayback(page: Page, player: PlayerName) {
   await expect
     .poll(async () => (await probe(page, player)).time, { timeout: 30_000, intervals: [250] })
     .toBeGreaterThan(0.3)
@@ -202,11 +205,11 @@ export interface PlaybackRun {
  * the refresh-efficiency benchmark (`bench/playback/refresh-efficiency.ts`): token fetches during
  * it, and its stalls with whether a token was refused (403/410) around them.
  */
-export const watchPlayback = async (
+export async function watchPlayback(
   page: Page,
   player: PlayerName,
   ms: number,
-): Promise<PlaybackRun> => {
+): Promise<PlaybackRun> {
   const refused: number[] = []
   const onResponse = (response: { status(): number; url(): string }) => {
     const port = Number(new URL(response.url()).port)

@@ -9,34 +9,35 @@ import { PORTS, SESSION } from './stack.ts'
 const TOKEN = `http://127.0.0.1:${PORTS.tokenNginx}`
 
 /** A video name of its own for one client: the CDN log is then that client's alone. */
-export const uniqueVideo = (label: string) =>
-  `${label}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`
+export function uniqueVideo(label: string) {
+  return `${label}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`
+}
 
 /** A session URL from the nginx token worker (`GET /session`). */
-export const sessionUrl = async (
+export async function sessionUrl(
   video: string,
   type: 'vod' | 'live' = 'vod',
   headers: Record<string, string> = {},
-): Promise<string> => {
+): Promise<string> {
   const res = await fetch(`${TOKEN}/session?video=${video}&type=${type}`, { headers })
   if (res.status !== 200) throw new Error(`GET /session: ${res.status} ${await res.text()}`)
   return ((await res.json()) as { session_url: string }).session_url
 }
 
 /** A plain signed URL (`GET /token`) living `expire` seconds: the control, without a session. */
-export const plainUrl = async (video: string, type: 'vod' | 'live', expire: number) => {
+export async function plainUrl(video: string, type: 'vod' | 'live', expire: number) {
   const res = await fetch(`${TOKEN}/token?video=${video}&type=${type}&expire=${expire}`)
   return ((await res.json()) as { url: string }).url
 }
 
 /** The session ID inside a session URL (what the operator revokes). */
-export const sessionIdOf = (url: string): string => {
+export function sessionIdOf(url: string): string {
   const credential = new URL(url).pathname.split('/')[3] ?? ''
   return JSON.parse(Buffer.from(credential.split('.')[1] ?? '', 'base64url').toString()).sid
 }
 
 /** `POST /sessions/revoke` as the operator. */
-export const revoke = async (body: { session_id: string } | { sub: string }) => {
+export async function revoke(body: { session_id: string } | { sub: string }) {
   const res = await fetch(`${TOKEN}/sessions/revoke`, {
     method: 'POST',
     headers: {
@@ -84,7 +85,7 @@ const run = (
  * MPEG-TS file. Its exit code proves nothing (it skips segments it cannot open): judge the file
  * and the CDN log.
  */
-export const ffmpeg = (url: string, { seconds }: { seconds?: number } = {}): ClientRun => {
+export function ffmpeg(url: string, { seconds }: { seconds?: number } = {}): ClientRun {
   const file = join(scratch(), 'out.ts')
   const limit = seconds === undefined ? [] : ['-t', String(seconds)]
   return run(
@@ -117,7 +118,7 @@ export const ffmpeg = (url: string, { seconds }: { seconds?: number } = {}): Cli
  * VLC (cvlc, headless) playing `url` in real time while recording what it reads, as a non-root
  * user (VLC refuses root).
  */
-export const vlc = (url: string): ClientRun => {
+export function vlc(url: string): ClientRun {
   const dir = scratch()
   const file = join(dir, 'out.ts')
   const args = [
@@ -149,7 +150,7 @@ const nobody = (): [number, number] => {
 }
 
 /** Seconds of media in a file, by ffprobe (0 when it holds none). */
-export const mediaSeconds = (file: string): number => {
+export function mediaSeconds(file: string): number {
   const probe = spawnSync(
     'ffprobe',
     ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file],

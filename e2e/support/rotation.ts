@@ -40,7 +40,7 @@ const stop = async (child: ChildProcess) => {
 }
 
 /** A private nginx on two ports: `rotate()` changes its secrets with a reload (no restart). */
-export const rotatingCdn = async (slot: number, secret: string) => {
+export async function rotatingCdn(slot: number, secret: string) {
   const plain = PORTS.rotationCdn[slot * 2] ?? 0
   const ip = PORTS.rotationCdn[slot * 2 + 1] ?? 0
   const prefix = join(root, '.tmp', 'e2e', `nginx-rotation-${slot}`)
@@ -67,11 +67,11 @@ export const rotatingCdn = async (slot: number, secret: string) => {
 }
 
 /** The token worker's Node entry signing for `cdn`; `restart(secret)` is a deploy with a new secret. */
-export const rotatingTokenWorker = async (
+export async function rotatingTokenWorker(
   slot: number,
   cdn: { plain: number; ip: number },
   secret: string,
-) => {
+) {
   const port = PORTS.rotationToken[slot] ?? 0
   const start = async (key: string) => {
     const server = run('apps/token-worker/src/node.ts', {

@@ -39,8 +39,9 @@ export type Cdn = 'nginx' | 'emulator'
 export const NGINX_ACCESS_LOG = join(scratch, 'nginx', 'access.log')
 
 /** The token endpoint whose URLs point at `cdn`. */
-export const tokenUrl = (cdn: Cdn = 'nginx') =>
-  `http://127.0.0.1:${cdn === 'nginx' ? PORTS.tokenNginx : PORTS.tokenEmulator}/token`
+export function tokenUrl(cdn: Cdn = 'nginx') {
+  return `http://127.0.0.1:${cdn === 'nginx' ? PORTS.tokenNginx : PORTS.tokenEmulator}/token`
+}
 
 /** A token worker on `port` signing URLs for the CDN hosts on `plain` and `ip`. */
 const signingFor = (port: number, plain: number, ip: number): Service => {

@@ -29,7 +29,7 @@ import { waap } from './waap/waap.ts'
  * const api = hc<ApiApp>('http://127.0.0.1:8788', { headers: { Authorization: 'APIKey dev-client-key' } })
  * ```
  */
-export const createApiApp = () => {
+export function createApiApp() {
   const app = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
   app.onError((err, c) => {
     if (err instanceof ApiError) return renderError(c, err)
@@ -102,18 +102,20 @@ export const createApiApp = () => {
  * const document = createApiApp().getOpenAPI31Document(openApiHeader('http://127.0.0.1:8788'))
  * ```
  */
-export const openApiHeader = (origin: string) => ({
-  openapi: '3.1.0',
-  info: {
-    title: 'Multi-product REST API emulator',
-    version: '1.0.0',
-    description:
-      'Validated, stateful, seeded emulation of the vendor API (spec sections 4.1–4.13).',
-    license: { name: 'MIT', identifier: 'MIT' },
-  },
-  servers: [{ url: origin }],
-  security: [{ APIKey: [] }, { Bearer: [] }],
-})
+export function openApiHeader(origin: string) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Multi-product REST API emulator',
+      version: '1.0.0',
+      description:
+        'Validated, stateful, seeded emulation of the vendor API (spec sections 4.1–4.13).',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: origin }],
+    security: [{ APIKey: [] }, { Bearer: [] }],
+  }
+}
 
 /** The app's type, for `hc<ApiApp>()`. */
 export type ApiApp = ReturnType<typeof createApiApp>

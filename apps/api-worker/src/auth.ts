@@ -20,7 +20,7 @@ const digest = async (text: string) => crypto.subtle.digest('SHA-256', encoder.e
  * await findKey('k2', ['k1', 'k2']) // 1
  * ```
  */
-export const findKey = async (presented: string, keys: readonly string[]): Promise<number> => {
+export async function findKey(presented: string, keys: readonly string[]): Promise<number> {
   const want = await digest(presented)
   let found = -1
   for (const [index, key] of keys.entries()) {
@@ -48,11 +48,11 @@ export interface SessionClaims {
  * const claims = await verifySession(token, env, 'refresh')
  * ```
  */
-export const verifySession = async (
+export async function verifySession(
   token: string,
   env: ApiBindings,
   type: SessionClaims['token_type'],
-): Promise<SessionClaims | undefined> => {
+): Promise<SessionClaims | undefined> {
   const { jwtSecret } = apiConfig(env)
   if (!jwtSecret) throw new ApiError(500, 'Emulator misconfigured: JWT_SECRET is not set.')
   try {

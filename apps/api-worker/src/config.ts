@@ -42,7 +42,7 @@ const wholeNumber = (variable: string, text: string | undefined, fallback: numbe
  * parseApiConfig({ ...env, DNS_RATE_LIMIT: '10/10s' }).dnsRateLimit // { limit: 10, windowMs: 10000 }
  * ```
  */
-export const parseApiConfig = (env: ApiBindings): ApiConfig => {
+export function parseApiConfig(env: ApiBindings): ApiConfig {
   const admin = env.EMULATOR_ADMIN ?? ''
   if (!['true', 'false', ''].includes(admin))
     throw misconfigured('EMULATOR_ADMIN', 'must be "true" or "false".')
@@ -75,7 +75,7 @@ const cache = new WeakMap<ApiBindings, ApiConfig>()
  * const { dnsRateLimit } = apiConfig(c.env)
  * ```
  */
-export const apiConfig = (env: ApiBindings): ApiConfig => {
+export function apiConfig(env: ApiBindings): ApiConfig {
   let config = cache.get(env)
   if (!config) {
     config = parseApiConfig(env)

@@ -21,7 +21,7 @@ export type ErrorFamily = 'cloud' | 'edge' | 'login'
  * errorFamily('/waap/v1/domains')        // 'cloud'
  * ```
  */
-export const errorFamily = (path: string): ErrorFamily => {
+export function errorFamily(path: string): ErrorFamily {
   if (path.startsWith('/edge/')) return 'edge'
   if (path.startsWith('/iam/auth/jwt/')) return 'login'
   return 'cloud'
@@ -103,7 +103,7 @@ export type CloudErrorBody = z.infer<typeof CloudError>
  * app.onError((err, c) => renderError(c, err instanceof ApiError ? err : new ApiError(500, 'internal error')))
  * ```
  */
-export const renderError = (c: Context, error: ApiError): Response => {
+export function renderError(c: Context, error: ApiError): Response {
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value)
   const family = errorFamily(c.req.path)
   if (family === 'edge') return c.json({ error: error.message }, error.status)

@@ -6,7 +6,9 @@ import { ApiError } from './errors.ts'
 import { stateOf } from './state/state-access.ts'
 
 /** Whether the emulator controls (`/__admin`, `Prefer`) are on. */
-export const adminEnabled = (env: ApiEnv['Bindings']): boolean => apiConfig(env).admin
+export function adminEnabled(env: ApiEnv['Bindings']): boolean {
+  return apiConfig(env).admin
+}
 
 const MAX_DELAY_MS = 30_000
 
@@ -27,7 +29,7 @@ export interface Preference {
  * parsePrefer('code=429; delay=100') // { code: 429, delay: 100 }
  * ```
  */
-export const parsePrefer = (header: string | undefined): Preference => {
+export function parsePrefer(header: string | undefined): Preference {
   const preference: Preference = {}
   for (const token of (header ?? '').split(/[,;\s]+/).filter(Boolean)) {
     const [name, value = ''] = token.split('=')

@@ -56,31 +56,35 @@ export const EdgeErrors = responses(EdgeError)
  * responses: { 200: ok('Domains', DomainList), ...CloudErrors }
  * ```
  */
-export const ok = <T extends z.ZodType>(description: string, schema: T) => ({
-  description,
-  content: { 'application/json': { schema } },
-})
+export function ok<T extends z.ZodType>(description: string, schema: T) {
+  return {
+    description,
+    content: { 'application/json': { schema } },
+  }
+}
 
 /**
  * `{count, next, previous, results}`: lists paged by links (billing, streaming).
  * @example ok('Addendums', linkedPage(AddendumSchema))
  */
-export const linkedPage = <T extends z.ZodType>(item: T) =>
-  z.object({
+export function linkedPage<T extends z.ZodType>(item: T) {
+  return z.object({
     count: z.number().int(),
     next: z.string().nullable(),
     previous: z.string().nullable(),
     results: z.array(item),
   })
+}
 
 /**
  * `{count, limit, offset, results}`: lists that echo their window (WAAP).
  * @example ok('Domains', offsetPage(DomainSchema))
  */
-export const offsetPage = <T extends z.ZodType>(item: T) =>
-  z.object({
+export function offsetPage<T extends z.ZodType>(item: T) {
+  return z.object({
     count: z.number().int(),
     limit: z.number().int(),
     offset: z.number().int(),
     results: z.array(item),
   })
+}

@@ -4,7 +4,7 @@ export const CLIENT = 'APIKey test-client-key'
 export const RESELLER = 'APIKey test-reseller-key'
 
 /** A request to the deployed entry point (wrangler.jsonc + src/worker.ts) inside workerd. */
-export const api = (path: string, init: RequestInit & { auth?: string | null } = {}) => {
+export function api(path: string, init: RequestInit & { auth?: string | null } = {}) {
   const { auth = CLIENT, headers, ...rest } = init
   const merged = new Headers(headers)
   if (auth) merged.set('authorization', auth)
@@ -12,10 +12,10 @@ export const api = (path: string, init: RequestInit & { auth?: string | null } =
 }
 
 /** GET and parse JSON, asserting nothing: callers check status and body. */
-export const getJson = async <T = Record<string, unknown>>(
+export async function getJson<T = Record<string, unknown>>(
   path: string,
   init: RequestInit & { auth?: string | null } = {},
-) => {
+) {
   const res = await api(path, init)
   return { res, status: res.status, body: (await res.json()) as T }
 }

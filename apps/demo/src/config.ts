@@ -53,7 +53,7 @@ const positive = (text: string | null, fallback: number): number => {
  * demoConfig('?type=live&expire=20&lead=6&ip=1', 'http://127.0.0.1:8787/token')
  * ```
  */
-export const demoConfig = (search: string, defaultTokenUrl: string): DemoConfig => {
+export function demoConfig(search: string, defaultTokenUrl: string): DemoConfig {
   const query = new URLSearchParams(search)
   return {
     tokenUrl: query.get('token') ?? defaultTokenUrl,
@@ -78,7 +78,7 @@ export const demoConfig = (search: string, defaultTokenUrl: string): DemoConfig 
  * tokenRequestUrl(config) // 'http://127.0.0.1:8787/token?video=demo&type=vod&expire=60'
  * ```
  */
-export const tokenRequestUrl = (config: DemoConfig): string => {
+export function tokenRequestUrl(config: DemoConfig): string {
   const url = new URL(config.tokenUrl)
   url.search = new URLSearchParams({
     video: config.video,
@@ -97,7 +97,7 @@ export const tokenRequestUrl = (config: DemoConfig): string => {
  * sessionRequestUrl(config) // 'http://127.0.0.1:8787/session?video=demo&type=vod'
  * ```
  */
-export const sessionRequestUrl = (config: DemoConfig): string => {
+export function sessionRequestUrl(config: DemoConfig): string {
   const url = new URL(config.tokenUrl)
   url.pathname = url.pathname.replace(/\/token\/?$/, '/session')
   url.search = new URLSearchParams({ video: config.video, type: config.type }).toString()
@@ -127,7 +127,7 @@ export interface DemoQuery {
  * `http://127.0.0.1:5173/?${demoSearch({ player: 'hlsjs', tokenUrl, type: 'live', expire: 20 })}`
  * ```
  */
-export const demoSearch = (options: DemoQuery): string => {
+export function demoSearch(options: DemoQuery): string {
   const query = new URLSearchParams({ player: options.player, token: options.tokenUrl })
   if (options.type) query.set('type', options.type)
   if (options.expire !== undefined) query.set('expire', String(options.expire))

@@ -9,24 +9,26 @@ import type { TokenRecord, TokenRefresher } from '@proj/token-refresh'
  * formatCountdown(-3) // 'expired 0:03 ago'
  * ```
  */
-export const formatCountdown = (seconds: number): string => {
+export function formatCountdown(seconds: number): string {
   const whole = Math.abs(Math.trunc(seconds))
   const text = `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`
   return seconds < 0 ? `expired ${text} ago` : text
 }
 
 /** The lines a panel shows for a refresher at `nowMs` (the server's clock). */
-export const statusLines = (
+export function statusLines(
   record: TokenRecord,
   ipBound: boolean,
   refreshCount: number,
   nowMs: number,
-): [string, string][] => [
-  ['token', ipBound ? record.token_ip : record.token],
-  ['expires', `${record.expires} (in ${formatCountdown(record.expires - nowMs / 1000)})`],
-  ['refreshes', String(refreshCount)],
-  ['client IP', record.client_ip],
-]
+): [string, string][] {
+  return [
+    ['token', ipBound ? record.token_ip : record.token],
+    ['expires', `${record.expires} (in ${formatCountdown(record.expires - nowMs / 1000)})`],
+    ['refreshes', String(refreshCount)],
+    ['client IP', record.client_ip],
+  ]
+}
 
 /**
  * Renders a refresher's state into a `<dl>` once a second, plus a line for the player's
@@ -38,11 +40,11 @@ export const statusLines = (
  * say('playing', false)
  * ```
  */
-export const showStatus = (
+export function showStatus(
   list: HTMLElement,
   refresher: TokenRefresher,
   ipBound: boolean,
-): ((message: string, isError: boolean) => void) => {
+): (message: string, isError: boolean) => void {
   let state: [string, boolean] = ['starting', false]
   const render = () => {
     const lines = statusLines(

@@ -78,7 +78,7 @@ const corsForConfig = cors({
  * })
  * ```
  */
-export const createTokenApp = ({
+export function createTokenApp({
   authorize,
   now = Date.now,
   digest,
@@ -87,7 +87,7 @@ export const createTokenApp = ({
   sessions,
   playlists,
   fetcher,
-}: TokenAppOptions = {}) => {
+}: TokenAppOptions = {}) {
   // In-memory limits live as long as the app (the Node process, or one Workers isolate).
   const limitFor = viewerLimits(now)
   const app = new Hono<TokenAppEnv>()

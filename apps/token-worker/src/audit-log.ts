@@ -27,7 +27,7 @@ export interface IssuedToken {
  * console.log(JSON.stringify(issuedToken(record, { video, type, sub, requestId, nowMs })))
  * ```
  */
-export const issuedToken = (
+export function issuedToken(
   record: TokenRecord,
   {
     video,
@@ -36,7 +36,7 @@ export const issuedToken = (
     requestId,
     nowMs,
   }: { video: string; type: 'vod' | 'live'; sub: unknown; requestId: string; nowMs: number },
-): IssuedToken => {
+): IssuedToken {
   // the URL is ours (scheme://host/path/{token}/…): no URL parse needed to cut it
   const { url } = record
   const pathStart = url.indexOf('/', url.indexOf('://') + 3)
@@ -67,10 +67,10 @@ export type AuditSink = (line: string) => void
  * const app = createTokenApp({ audit: batchedLines(process.stdout) })
  * ```
  */
-export const batchedLines = (
+export function batchedLines(
   stream: { write(text: string): unknown },
   schedule: (flush: () => void) => void = (flush) => setImmediate(flush),
-): AuditSink & { flush(): void } => {
+): AuditSink & { flush(): void } {
   let pending = ''
   const flush = () => {
     if (pending === '') return

@@ -42,11 +42,13 @@ export const allow: AuthDecision = { allow: true }
  * return deny(403, 'subscription expired')
  * ```
  */
-export const deny = (status: 401 | 403, reason: string): AuthDecision => ({
-  allow: false,
-  status,
-  reason,
-})
+export function deny(status: 401 | 403, reason: string): AuthDecision {
+  return {
+    allow: false,
+    status,
+    reason,
+  }
+}
 
 let warned = false
 
@@ -79,8 +81,9 @@ export const allowAll: Authorizer = () => {
  * claimAllows('demo', 'demo')             // false: a list is required
  * ```
  */
-export const claimAllows = (claim: unknown, video: string): boolean =>
-  claim === '*' || (Array.isArray(claim) && (claim.includes('*') || claim.includes(video)))
+export function claimAllows(claim: unknown, video: string): boolean {
+  return claim === '*' || (Array.isArray(claim) && (claim.includes('*') || claim.includes(video)))
+}
 
 type JwtAuth = Extract<AuthConfig, { mode: 'jwt' }>
 
@@ -135,9 +138,8 @@ const verifierFor = (auth: JwtAuth): Verifier => {
  * const authorize = jwtAuthorizer(config.auth)
  * ```
  */
-export const jwtAuthorizer =
-  (auth: JwtAuth): Authorizer =>
-  async (c, video) => {
+export function jwtAuthorizer(auth: JwtAuth): Authorizer {
+  return async (c, video) => {
     await verifierFor(auth).middleware(c, async () => {})
     const payload: unknown = c.get('jwtPayload')
     const claims =
@@ -149,6 +151,7 @@ export const jwtAuthorizer =
       ? allow
       : deny(403, `token does not grant access to video "${video}"`)
   }
+}
 
 /**
  * The built-in authorizer selected by `AUTH_MODE`.
@@ -158,5 +161,6 @@ export const jwtAuthorizer =
  * const authorize = authorizerFor(loadConfig(env).auth)
  * ```
  */
-export const authorizerFor = (auth: AuthConfig): Authorizer =>
-  auth.mode === 'jwt' ? jwtAuthorizer(auth) : allowAll
+export function authorizerFor(auth: AuthConfig): Authorizer {
+  return auth.mode === 'jwt' ? jwtAuthorizer(auth) : allowAll
+}

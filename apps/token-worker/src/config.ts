@@ -341,7 +341,7 @@ const readSession = (env: TokenWorkerEnv, cdnSecret: string): SessionConfig | un
  * config.ipHeaders // ['x-real-ip', 'x-forwarded-for']
  * ```
  */
-export const parseConfig = (env: TokenWorkerEnv): TokenWorkerConfig => {
+export function parseConfig(env: TokenWorkerEnv): TokenWorkerConfig {
   const signing = parseSigningConfig(env)
   return {
     signing,
@@ -367,7 +367,7 @@ const cache = new WeakMap<object, TokenWorkerConfig>()
  * app.use(async (c, next) => { c.set('config', loadConfig(c.env)); await next() })
  * ```
  */
-export const loadConfig = (env: TokenWorkerEnv): TokenWorkerConfig => {
+export function loadConfig(env: TokenWorkerEnv): TokenWorkerConfig {
   let config = cache.get(env)
   if (config === undefined) {
     config = parseConfig(env)

@@ -18,7 +18,7 @@ export interface ErrorBody {
  * if (!video) fail(400, 'video is required')
  * ```
  */
-export const fail = (status: ContentfulStatusCode, message: string): never => {
+export function fail(status: ContentfulStatusCode, message: string): never {
   throw new HTTPException(status, { message })
 }
 
@@ -35,7 +35,7 @@ const render = (c: Context<TokenAppEnv>, status: ContentfulStatusCode, error: st
  * app.onError(handleError)
  * ```
  */
-export const handleError = (err: Error, c: Context<TokenAppEnv>): Response => {
+export function handleError(err: Error, c: Context<TokenAppEnv>): Response {
   if (err instanceof HTTPException) {
     for (const name of ['WWW-Authenticate', 'Retry-After']) {
       const value = err.res?.headers.get(name)
@@ -59,5 +59,6 @@ export const handleError = (err: Error, c: Context<TokenAppEnv>): Response => {
  * app.notFound(handleNotFound)
  * ```
  */
-export const handleNotFound = (c: Context<TokenAppEnv>): Response =>
-  render(c, 404, `no route for ${c.req.method} ${c.req.path}`)
+export function handleNotFound(c: Context<TokenAppEnv>): Response {
+  return render(c, 404, `no route for ${c.req.method} ${c.req.path}`)
+}

@@ -132,7 +132,7 @@ export class JwksCache {
  * kidOf(c.req.header('authorization')) // 'key-2026-11'
  * ```
  */
-export const kidOf = (authorization: string | undefined): string | undefined => {
+export function kidOf(authorization: string | undefined): string | undefined {
   const token = /^Bearer\s+([^.\s]+)\./i.exec(authorization ?? '')?.[1]
   if (!token) return undefined
   try {

@@ -30,12 +30,14 @@ export interface ViewerLimit {
  * const limit = bindingLimit(env.TOKEN_RATE_LIMITER, 60)
  * ```
  */
-export const bindingLimit = (binding: RateLimiter, periodSeconds: number): ViewerLimit => ({
-  async check(key) {
-    const { success } = await binding.limit({ key })
-    return success ? { allowed: true } : { allowed: false, retryAfter: periodSeconds }
-  },
-})
+export function bindingLimit(binding: RateLimiter, periodSeconds: number): ViewerLimit {
+  return {
+    async check(key) {
+      const { success } = await binding.limit({ key })
+      return success ? { allowed: true } : { allowed: false, retryAfter: periodSeconds }
+    },
+  }
+}
 
 /**
  * A fixed-window counter per key, for Node and for Workers without the binding (there it counts
@@ -48,10 +50,10 @@ export const bindingLimit = (binding: RateLimiter, periodSeconds: number): Viewe
  * await limit.check('net:203.0.113.7') // { allowed: true }
  * ```
  */
-export const memoryLimit = (
+export function memoryLimit(
   { requests, periodSeconds }: RateLimitConfig,
   now: () => number = Date.now,
-): ViewerLimit & { readonly size: number } => {
+): ViewerLimit & { readonly size: number } {
   const periodMs = periodSeconds * 1000
   const windows = new Map<string, { start: number; count: number }>()
   let swept = now()
@@ -90,7 +92,7 @@ export const memoryLimit = (
  * viewerKey(undefined, '2001:db8:1:2::99')       // 'net:2001:db8:1:2::/64'
  * ```
  */
-export const viewerKey = (payload: unknown, clientIp: string): string => {
+export function viewerKey(payload: unknown, clientIp: string): string {
   const sub = (payload as { sub?: unknown } | undefined)?.sub
   if (typeof sub === 'string' && sub !== '') return `sub:${sub}`
   return `net:${viewerNetwork(clientIp) ?? clientIp}`
@@ -104,7 +106,7 @@ export const viewerKey = (payload: unknown, clientIp: string): string => {
  * await enforceLimit(limit, viewerKey(c.get('jwtPayload'), clientIp))
  * ```
  */
-export const enforceLimit = async (limit: ViewerLimit, key: string): Promise<void> => {
+export async function enforceLimit(limit: ViewerLimit, key: string): Promise<void> {
   const verdict = await limit.check(key)
   if (verdict.allowed) return
   throw new HTTPException(429, {

@@ -12,7 +12,7 @@ const REQUEST_ID = /^[\w\-=]{1,255}$/
  * app.use(requestId({ headerName: '', generator: requestIdOf }))
  * ```
  */
-export const requestIdOf = (c: Context): string => {
+export function requestIdOf(c: Context): string {
   const given = c.req.header('x-request-id')
   return given !== undefined && REQUEST_ID.test(given) ? given : crypto.randomUUID()
 }
@@ -27,13 +27,15 @@ export const requestIdOf = (c: Context): string => {
  * return new Response(JSON.stringify(record), { headers: answerHeaders(c) })
  * ```
  */
-export const answerHeaders = (c: Context<TokenAppEnv>): Record<string, string> => ({
-  'content-type': 'application/json',
-  // tokens and errors alike are per request: never cached by a browser or a proxy
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'x-request-id': c.get('requestId'),
-})
+export function answerHeaders(c: Context<TokenAppEnv>): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    // tokens and errors alike are per request: never cached by a browser or a proxy
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-request-id': c.get('requestId'),
+  }
+}
 
 /**
  * A signed record's answer: JSON with {@link answerHeaders} and `Date` set to the clock it was
@@ -45,7 +47,7 @@ export const answerHeaders = (c: Context<TokenAppEnv>): Record<string, string> =
  * return signedAnswer<TokenRecord>(c, record, nowMs)
  * ```
  */
-export const signedAnswer = <T>(c: Context<TokenAppEnv>, body: T, nowMs: number) => {
+export function signedAnswer<T>(c: Context<TokenAppEnv>, body: T, nowMs: number) {
   const headers = answerHeaders(c)
   headers.date = new Date(nowMs).toUTCString()
   return new Response(JSON.stringify(body), { headers }) as unknown as TypedResponse<T, 200, 'json'>

@@ -66,7 +66,7 @@ export const validateViewerQuery = sValidator('query', viewerQuery, (result) => 
  * const limit = limitFor(c.env.TOKEN_RATE_LIMITER, c.get('config'))
  * ```
  */
-export const viewerLimits = (now: () => number) => {
+export function viewerLimits(now: () => number) {
   const memoryLimits = new WeakMap<TokenWorkerConfig, ViewerLimit>()
   return (
     binding: TokenAppEnv['Bindings']['TOKEN_RATE_LIMITER'],
@@ -100,11 +100,11 @@ export interface AdmissionRules {
  * const clientIp = await admitViewer(c, c.req.valid('query'), { authorize, limitFor })
  * ```
  */
-export const admitViewer = async (
+export async function admitViewer(
   c: Context<TokenAppEnv>,
   query: ViewerQuery,
   { authorize, limitFor }: AdmissionRules,
-): Promise<string> => {
+): Promise<string> {
   const config = c.get('config')
   const { ipHeaders, auth } = config
   const decision = await (authorize ?? authorizerFor(auth))(c, query.video)

@@ -6,7 +6,7 @@ export const NOW_MS = 1_800_000_000_000
 export const NOW_S = NOW_MS / 1000
 
 /** The test bindings from vitest.config.ts, plus overrides (`undefined` removes a variable). */
-export const testEnv = (overrides: Record<string, string | undefined> = {}): TokenWorkerEnv => {
+export function testEnv(overrides: Record<string, string | undefined> = {}): TokenWorkerEnv {
   const merged: Record<string, string | undefined> = {
     ...(env as unknown as Record<string, string>),
     ...overrides,
@@ -16,7 +16,7 @@ export const testEnv = (overrides: Record<string, string | undefined> = {}): Tok
 }
 
 /** MD5 → base64url with workerd's own digest: independent of spark-md5, which the code uses. */
-export const independentToken = async (text: string): Promise<string> => {
+export async function independentToken(text: string): Promise<string> {
   const digest = await crypto.subtle.digest('MD5', new TextEncoder().encode(text))
   return btoa(String.fromCharCode(...new Uint8Array(digest)))
     .replace(/\+/g, '-')

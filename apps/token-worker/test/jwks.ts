@@ -4,7 +4,7 @@ import { webcrypto } from 'node:crypto'
 export const TEST_JWKS_URL = 'https://auth.test/.well-known/jwks.json'
 
 /** A fresh ES256 key pair per test run: the private half signs test JWTs inside workerd. */
-export const testJwks = async () => {
+export async function testJwks() {
   const pair = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
     'sign',
     'verify',

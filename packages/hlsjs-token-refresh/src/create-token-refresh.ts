@@ -55,9 +55,9 @@ export interface HlsTokenRefresh {
  * } else await refresh.attachNative(video, { worker: registerTokenRefreshWorker() })
  * ```
  */
-export const createTokenRefresh = async (
+export async function createTokenRefresh(
   options: TokenRefreshOptions & { hlsConfig?: Partial<HlsConfig> },
-): Promise<HlsTokenRefresh> => {
+): Promise<HlsTokenRefresh> {
   const refresher = await TokenRefresher.create(options)
   const base = options.hlsConfig ?? {}
   return {

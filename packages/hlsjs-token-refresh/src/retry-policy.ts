@@ -24,10 +24,10 @@ const FALLBACK: RetryConfig = { maxNumRetry: 2, retryDelayMs: 1000, maxRetryDela
  * const hls = new Hls({ loader: tokenLoader(refresher), ...recoveringPolicies(refresher) })
  * ```
  */
-export const recoveringPolicies = (
+export function recoveringPolicies(
   refresher: TokenRefresher,
   base: Partial<HlsConfig> = Hls.DefaultConfig,
-): Pick<HlsConfig, PolicyName> => {
+): Pick<HlsConfig, PolicyName> {
   const shouldRetry: RetryConfig['shouldRetry'] = (config, count, _timeout, response, retry) => {
     const code = response?.code
     const budget = Math.max(config?.maxNumRetry ?? 0, MAX_RECOVERY_RETRIES)

@@ -25,14 +25,14 @@ export interface ReviveOptions {
  * const stop = reviveAfterOutage(hls, refresh.refresher)
  * ```
  */
-export const reviveAfterOutage = (
+export function reviveAfterOutage(
   hls: Hls,
   refresher: TokenRefresher,
   {
     checkAfterMs = 2000,
     timers = { set: (callback, ms) => setTimeout(callback, ms) },
   }: ReviveOptions = {},
-): (() => void) => {
+): () => void {
   let gaveUp = false
   let outage = false
   let stopped = false

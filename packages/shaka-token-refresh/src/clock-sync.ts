@@ -22,7 +22,7 @@ const JUMP_MS = 2000
  * player.getNetworkingEngine()?.registerRequestFilter(clock.onRequest)
  * ```
  */
-export const shakaClockSync = (player: shaka.Player, refresher: TokenRefresher) => {
+export function shakaClockSync(player: shaka.Player, refresher: TokenRefresher) {
   /** `server − client` when the presentation loaded: Shaka's timeline is built on that clock. */
   let base: number | undefined
   let offset = 0

@@ -13,8 +13,8 @@ import type shaka from 'shaka-player'
  * player.getNetworkingEngine()?.registerRequestFilter(tokenRequestFilter(refresher))
  * ```
  */
-export const tokenRequestFilter =
-  (refresher: TokenRefresher): shaka.extern.RequestFilter =>
-  async (_type, request) => {
+export function tokenRequestFilter(refresher: TokenRefresher): shaka.extern.RequestFilter {
+  return async (_type, request) => {
     request.uris = await Promise.all(request.uris.map((uri) => refresher.prepare(uri)))
   }
+}

@@ -71,11 +71,11 @@ type RetryConfig = { retryParameters?: Partial<shaka.extern.RetryParameters> }
  * player.configure(recoveringRetryParameters(player.getConfiguration()))
  * ```
  */
-export const recoveringRetryParameters = (config: {
+export function recoveringRetryParameters(config: {
   manifest: RetryConfig
   streaming: RetryConfig
   drm: RetryConfig
-}) => {
+}) {
   const atLeast = (section: RetryConfig) => ({
     retryParameters: {
       maxAttempts: Math.max(section.retryParameters?.maxAttempts ?? 2, 1 + MAX_RECOVERY_RETRIES),

@@ -34,7 +34,7 @@ export class UsageError extends Error {
  * runSignCli(['--video', 'demo', '--print', 'url'], process.env, Date.now())
  * ```
  */
-export const runSignCli = (argv: string[], env: SigningEnv, nowMs: number): string => {
+export function runSignCli(argv: string[], env: SigningEnv, nowMs: number): string {
   let values: ReturnType<typeof parse>['values']
   try {
     values = parse(argv).values

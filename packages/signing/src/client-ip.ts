@@ -77,7 +77,7 @@ const printIpv6 = (words: number[]): string => {
  * normalizeIp('not-an-ip')       // undefined
  * ```
  */
-export const normalizeIp = (text: string): string | undefined => {
+export function normalizeIp(text: string): string | undefined {
   if (IPV4.test(text)) return text
   const words = ipv6Words(text)
   return words && printIpv6(words)
@@ -96,7 +96,7 @@ export const normalizeIp = (text: string): string | undefined => {
  * viewerNetwork('::ffff:203.0.113.7')       // '203.0.113.7'
  * ```
  */
-export const viewerNetwork = (ip: string): string | undefined => {
+export function viewerNetwork(ip: string): string | undefined {
   if (IPV4.test(ip)) return ip
   const words = ipv6Words(ip)
   if (!words) return undefined
@@ -136,10 +136,10 @@ export class InvalidClientIpError extends TypeError {
  * detectClientIp(headers, { headerNames: ['cf-connecting-ip'] }) // '0.0.0.0'
  * ```
  */
-export const detectClientIp = (
+export function detectClientIp(
   headers: HeaderSource,
   { explicit, headerNames = DEFAULT_IP_HEADERS }: ClientIpOptions = {},
-): string => {
+): string {
   if (explicit !== undefined) {
     const ip = normalizeIp(explicit)
     if (ip === undefined)

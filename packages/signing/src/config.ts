@@ -76,11 +76,11 @@ const RULES: { [K in SigningVariable]: [(text: string) => unknown, string] } = {
  * const secret = signingVariable(process.env, 'SECRET_KEY', { required: true })
  * ```
  */
-export const signingVariable = (
+export function signingVariable(
   env: SigningEnv,
   variable: SigningVariable,
   { required = false }: { required?: boolean } = {},
-): string | number | undefined => {
+): string | number | undefined {
   const raw = env[variable] || undefined
   const [parse, expected] = RULES[variable]
   if (raw === undefined) {
@@ -107,7 +107,7 @@ export const signingVariable = (
  * createTokenRecord(signing, { video: 'demo', type: 'vod', clientIp: '0.0.0.0' }, { nowSeconds })
  * ```
  */
-export const parseSigningConfig = (env: SigningEnv): SigningConfig => {
+export function parseSigningConfig(env: SigningEnv): SigningConfig {
   const required = { required: true }
   const maxLifetimeSeconds = signingVariable(env, 'MAX_EXPIRE_SECONDS') as number | undefined
   return {

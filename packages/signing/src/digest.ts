@@ -24,7 +24,7 @@ const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
  * hexToBase64Url('8f2bf4f61426e166a4a7ea6560cada31') // 'jyv09hQm4Wakp-plYMraMQ'
  * ```
  */
-export const hexToBase64Url = (hex: string): string => {
+export function hexToBase64Url(hex: string): string {
   let out = ''
   for (let i = 0; i < 30; i += 6) {
     const group = Number.parseInt(hex.slice(i, i + 6), 16)

@@ -21,7 +21,7 @@ const SIGNED_DECIMAL = /^[+-]?\d+$/
  * parseExpire('60s') // undefined
  * ```
  */
-export const parseExpire = (text: string | undefined | null): number | undefined => {
+export function parseExpire(text: string | undefined | null): number | undefined {
   if (text == null || !SIGNED_DECIMAL.test(text)) return undefined
   const value = Number(text)
   return Number.isSafeInteger(value) ? value : undefined
@@ -50,10 +50,10 @@ export interface ExpiryOptions {
  * resolveExpiry(undefined, { nowSeconds: 1_800_000_000 })    // 1_800_003_600
  * ```
  */
-export const resolveExpiry = (
+export function resolveExpiry(
   expire: string | number | undefined | null,
   { nowSeconds, maxLifetimeSeconds }: ExpiryOptions,
-): number => {
+): number {
   const now = Math.floor(nowSeconds)
   const parsed = typeof expire === 'number' ? parseExpire(String(expire)) : parseExpire(expire)
   let expires: number

@@ -13,7 +13,9 @@ export const VIDEO_SLUG_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
  * isVideoSlug('../etc')  // false
  * ```
  */
-export const isVideoSlug = (video: string): boolean => VIDEO_SLUG_PATTERN.test(video)
+export function isVideoSlug(video: string): boolean {
+  return VIDEO_SLUG_PATTERN.test(video)
+}
 
 /** `vod` (exactly) selects `/videos/`; anything else, including missing, is live (`/cmaf/`). */
 export type StreamType = 'vod' | 'live'
@@ -29,8 +31,9 @@ export type StreamType = 'vod' | 'live'
  * streamType(undefined) // 'live'
  * ```
  */
-export const streamType = (type: string | undefined | null): StreamType =>
-  type === 'vod' ? 'vod' : 'live'
+export function streamType(type: string | undefined | null): StreamType {
+  return type === 'vod' ? 'vod' : 'live'
+}
 
 /** Parts of a playback URL. */
 export interface PlaybackUrlInput {
@@ -57,7 +60,7 @@ export interface PlaybackUrlInput {
  * // 'https://cdn.example.com/videos/12345_demo/abcDEF123/1767225600/master.m3u8'
  * ```
  */
-export const buildPlaybackUrl = ({
+export function buildPlaybackUrl({
   domain,
   clientId,
   video,
@@ -65,7 +68,7 @@ export const buildPlaybackUrl = ({
   expires,
   type,
   scheme = 'https',
-}: PlaybackUrlInput): string => {
+}: PlaybackUrlInput): string {
   const root = streamType(type) === 'vod' ? 'videos' : 'cmaf'
   return `${scheme}://${domain}/${root}/${clientId}_${video}/${token}/${expires}/master.m3u8`
 }

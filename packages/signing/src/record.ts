@@ -76,11 +76,11 @@ export class InvalidVideoError extends TypeError {
  * record.url // 'https://cdn.example.com/videos/12345_demo/<token>/<expires>/master.m3u8'
  * ```
  */
-export const createTokenRecord = (
+export function createTokenRecord(
   config: SigningConfig,
   params: TokenParams,
   { nowSeconds, digest }: RecordOptions,
-): TokenRecord => {
+): TokenRecord {
   const { clientId, secretKey: secret, scheme } = config
   const { video, type } = params
   if (!isVideoSlug(video)) {

@@ -27,8 +27,9 @@ export interface TokenInput {
  * // '1_demo_s_1700000000_'
  * ```
  */
-export const signedText = ({ clientId, video, secret, expires, ip = '' }: TokenInput): string =>
-  `${clientId}_${video}_${secret}_${expires}_${ip}`
+export function signedText({ clientId, video, secret, expires, ip = '' }: TokenInput): string {
+  return `${clientId}_${video}_${secret}_${expires}_${ip}`
+}
 
 /**
  * Base64url without padding (`+`→`-`, `/`→`_`, no `=`), as nginx `secure_link` expects.
@@ -38,8 +39,9 @@ export const signedText = ({ clientId, video, secret, expires, ip = '' }: TokenI
  * toBase64Url('\xfb\xff') // '-_8'
  * ```
  */
-export const toBase64Url = (binary: string): string =>
-  btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+export function toBase64Url(binary: string): string {
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
 
 /**
  * Signs one token: base64url of the MD5 digest of the UTF-8 text
@@ -52,5 +54,6 @@ export const toBase64Url = (binary: string): string =>
  * const tokenIp = signToken({ clientId: '12345', video: 'demo', secret: 'k', expires: 1767225600, ip: '203.0.113.7' })
  * ```
  */
-export const signToken = (input: TokenInput, digest: TokenDigest = sparkMd5Digest): string =>
-  digest(signedText(input))
+export function signToken(input: TokenInput, digest: TokenDigest = sparkMd5Digest): string {
+  return digest(signedText(input))
+}

@@ -35,7 +35,7 @@ const splitPath = (url: string): [path: string, rest: string] => {
  * // { token: 'Ab3xYz9_-Q', expires: 1767225600 }
  * ```
  */
-export const findTokenPair = (url: string): TokenPair | undefined => {
+export function findTokenPair(url: string): TokenPair | undefined {
   const match = TOKEN_PAIR_PATTERN.exec(splitPath(url)[0])
   if (!match?.[1] || !match[2]) return undefined
   return { token: match[1], expires: Number(match[2]) }
@@ -50,7 +50,9 @@ export const findTokenPair = (url: string): TokenPair | undefined => {
  * hasTokenPair('/videos/1_demo/master.m3u8')                      // false
  * ```
  */
-export const hasTokenPair = (url: string): boolean => TOKEN_PAIR_PATTERN.test(splitPath(url)[0])
+export function hasTokenPair(url: string): boolean {
+  return TOKEN_PAIR_PATTERN.test(splitPath(url)[0])
+}
 
 /**
  * Replaces the `{token}/{expires}` pair in the path of `url` with `pair`, whatever token the URL
@@ -64,7 +66,7 @@ export const hasTokenPair = (url: string): boolean => TOKEN_PAIR_PATTERN.test(sp
  * // 'https://cdn.example.com/videos/1_demo/NEWtoken/1767229200/v0/index.m3u8'
  * ```
  */
-export const replaceTokenPair = (url: string, pair: TokenPair): string => {
+export function replaceTokenPair(url: string, pair: TokenPair): string {
   const [path, rest] = splitPath(url)
   return path.replace(TOKEN_PAIR_PATTERN, () => `${pair.token}/${pair.expires}`) + rest
 }

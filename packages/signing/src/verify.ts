@@ -43,7 +43,7 @@ const decodeBase64Url = (text: string): string | undefined => {
  * verifyToken({ clientVideo: '12345_demo', token, expires: '1767225600', secret, ip: '', nowSeconds })
  * ```
  */
-export const verifyToken = (check: TokenCheck): TokenVerdict => {
+export function verifyToken(check: TokenCheck): TokenVerdict {
   const digest = check.token.length <= 24 ? decodeBase64Url(check.token) : undefined
   const split = check.clientVideo.indexOf('_')
   if (digest?.length !== 16 || split < 0) return 403

@@ -51,7 +51,9 @@ export interface MessageTarget {
   postMessage(message: unknown, transfer: Transferable[]): void
 }
 
-export const isPlaylist = (url: string): boolean => new URL(url).pathname.endsWith('.m3u8')
+export function isPlaylist(url: string): boolean {
+  return new URL(url).pathname.endsWith('.m3u8')
+}
 
 /**
  * Posts `message` with a reply port and resolves with the first reply, or `undefined` after
@@ -62,11 +64,11 @@ export const isPlaylist = (url: string): boolean => new URL(url).pathname.endsWi
  * const answer = await ask<Answer>(client, { kind: 'token-refresh:records' }, 1000)
  * ```
  */
-export const ask = <T>(
+export function ask<T>(
   target: MessageTarget,
   message: PageMessage | WorkerQuestion,
   timeoutMs: number,
-): Promise<T | undefined> => {
+): Promise<T | undefined> {
   const channel = new MessageChannel()
   return new Promise<T | undefined>((resolve) => {
     const timer = setTimeout(() => resolve(undefined), timeoutMs)
@@ -84,7 +86,10 @@ export const ask = <T>(
 }
 
 /** Whether `data` is one of this protocol's messages (other code may talk to the same worker). */
-export const isProtocolMessage = (data: unknown): data is PageMessage | WorkerQuestion =>
-  typeof data === 'object' &&
-  data !== null &&
-  String((data as { kind?: unknown }).kind).startsWith('token-refresh:')
+export function isProtocolMessage(data: unknown): data is PageMessage | WorkerQuestion {
+  return (
+    typeof data === 'object' &&
+    data !== null &&
+    String((data as { kind?: unknown }).kind).startsWith('token-refresh:')
+  )
+}

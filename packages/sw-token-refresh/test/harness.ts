@@ -20,7 +20,7 @@ export interface Sent {
 }
 
 /** A CDN as a `fetch`: accepts what `issue` registered, on the test's clock. */
-export const fakeCdn = (time: FakeTime) => {
+export function fakeCdn(time: FakeTime) {
   const book = tokenBook(time.clock)
   const sent: Sent[] = []
   let corsRefused = false
@@ -55,7 +55,7 @@ export interface FakePage extends MessageTarget {
 }
 
 /** Joins pages and one worker; `restart()` replaces the worker as the browser does. */
-export const fakeWorld = (time: FakeTime, options: { store?: RecordStore } = {}) => {
+export function fakeWorld(time: FakeTime, options: { store?: RecordStore } = {}) {
   const cdn = fakeCdn(time)
   const store = options.store ?? memoryStore()
   const pages = new Map<string, FakePage>()
@@ -139,11 +139,11 @@ export const fakeWorld = (time: FakeTime, options: { store?: RecordStore } = {})
  * A `<video>`'s request for `url` (native playback: no-cors, cookies, a Range header). Node's
  * `Request` cannot say who made it: `destination` (`video` for a media element) is set on top.
  */
-export const mediaRequest = (
+export function mediaRequest(
   url: string,
   init: RequestInit = {},
   destination: RequestDestination = '',
-) => {
+) {
   const request = new Request(url, {
     mode: 'no-cors',
     credentials: 'include',

@@ -4,7 +4,9 @@ import type { TokenRecord } from './types.ts'
 const serverDates = new WeakMap<TokenRecord, number>()
 
 /** The server's clock reading (ms) at the moment `record` was issued, when known. */
-export const serverDateOf = (record: TokenRecord): number | undefined => serverDates.get(record)
+export function serverDateOf(record: TokenRecord): number | undefined {
+  return serverDates.get(record)
+}
 
 /**
  * Records what the server's clock said when `record` was issued, for records fetched without
@@ -15,7 +17,7 @@ export const serverDateOf = (record: TokenRecord): number | undefined => serverD
  * getToken: async () => withServerDate(await api.token(video), Date.parse(api.lastDateHeader))
  * ```
  */
-export const withServerDate = (record: TokenRecord, serverMs: number): TokenRecord => {
+export function withServerDate(record: TokenRecord, serverMs: number): TokenRecord {
   if (Number.isFinite(serverMs)) serverDates.set(record, serverMs)
   return record
 }
@@ -43,7 +45,7 @@ export class TokenFetchError extends Error {
  * retryAfterMs(new Headers({ 'retry-after': '7' })) // 7000
  * ```
  */
-export const retryAfterMs = (headers: Headers, now = Date.now()): number | undefined => {
+export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
   const value = headers.get('retry-after')?.trim()
   if (!value) return undefined
   if (/^\d+$/.test(value)) return Number(value) * 1000
@@ -83,7 +85,7 @@ export function retryAfterOf(error: unknown): number | undefined {
  * })
  * ```
  */
-export const fetchToken = async (url: string | URL, init?: RequestInit): Promise<TokenRecord> => {
+export async function fetchToken(url: string | URL, init?: RequestInit): Promise<TokenRecord> {
   const response = await fetch(url, { cache: 'no-store', ...init })
   const body: unknown = await response.json().catch(() => undefined)
   if (!response.ok) {

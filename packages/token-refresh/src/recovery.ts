@@ -15,8 +15,9 @@ export const MAX_RECOVERY_RETRIES = 2
  * if (isTokenRejection(response.status) && refresher.recover(url)) retry()
  * ```
  */
-export const isTokenRejection = (status: number | undefined): boolean =>
-  status === 403 || status === 410
+export function isTokenRejection(status: number | undefined): boolean {
+  return status === 403 || status === 410
+}
 
 /** Tokens rejected in a row, each fresh from a refresh, after which the refresher gives up. */
 export const MAX_REJECTED_TOKENS = 3

@@ -3,7 +3,12 @@
  * next refresh is planned, how soon one may start, how long a failed one waits. The refresher
  * only feeds them its state; they are tested alone (`refresh-schedule.test.ts`).
  */
-import { REFRESH_DEFAULTS, type RetryPolicy } from './refresh-settings.ts'
+import {
+  DEMAND_WINDOW_MS,
+  MAX_RETRY_AFTER_MS,
+  MIN_REFRESH_INTERVAL_MS,
+  type RetryPolicy,
+} from './refresh-settings.ts'
 
 /** `setTimeout` overflows above 2^31-1 ms and fires at once; longer waits re-arm instead. */
 export const MAX_TIMER_MS = 2 ** 31 - 1
@@ -15,17 +20,16 @@ export const MAX_TIMER_MS = 2 ** 31 - 1
  *
  * @example
  * ```ts
- * planRefreshAt({ staleAt: 60_000, now: 0, spreadMs: 10_000, firstCycle: false, random: () => 0.5 }) // 55_000
+ * planRefreshAt(60_000, 0, 10_000, false, () => 0.5) // 55_000: staleAt, now, spread, first cycle, random
  * ```
  */
-export function planRefreshAt(at: {
-  staleAt: number
-  now: number
-  spreadMs: number
-  firstCycle: boolean
-  random: () => number
-}): number {
-  const { staleAt, now, spreadMs, firstCycle, random } = at
+export function planRefreshAt(
+  staleAt: number,
+  now: number,
+  spreadMs: number,
+  firstCycle: boolean,
+  random: () => number,
+): number {
   if (!(spreadMs > 0)) return staleAt
   const start = firstCycle ? now + spreadMs / 2 : staleAt - spreadMs
   return staleAt - random() * Math.max(0, staleAt - start)
@@ -34,84 +38,83 @@ export function planRefreshAt(at: {
 /**
  * The earliest moment a timer or on-demand refresh may start: one lead time after the last
  * `getToken` call (half the spread in the first cycle, whose window is wide), and never closer
- * than `minRefreshIntervalMs`, so a client clock wrong by hours cannot cause a storm.
+ * than `MIN_REFRESH_INTERVAL_MS`, so a client clock wrong by hours cannot cause a storm.
  *
  * @example
  * ```ts
- * earliestRefreshAt({ lastFetchAt: 1000, leadMs: 6000, spreadMs: 0, firstCycle: false }) // 7000
+ * earliestRefreshAt(1000, 6000, 0, false) // 7000: last fetch, lead, spread, first cycle
  * ```
  */
-export function earliestRefreshAt(at: {
-  lastFetchAt: number
-  leadMs: number
-  spreadMs: number
-  firstCycle: boolean
-}): number {
-  const bound = at.firstCycle && at.spreadMs > 0 ? at.spreadMs / 2 : at.leadMs
-  return at.lastFetchAt + Math.max(REFRESH_DEFAULTS.minRefreshIntervalMs, bound)
+export function earliestRefreshAt(
+  lastFetchAt: number,
+  leadMs: number,
+  spreadMs: number,
+  firstCycle: boolean,
+): number {
+  const bound = firstCycle && spreadMs > 0 ? spreadMs / 2 : leadMs
+  return lastFetchAt + Math.max(MIN_REFRESH_INTERVAL_MS, bound)
 }
 
 /**
  * Whether playback is waiting for a token: a request is held for one, or one of the video's
- * requests came within `demandWindowMs`.
+ * requests came within `DEMAND_WINDOW_MS`.
  *
  * @example
  * ```ts
- * playbackWaiting({ now: 20_000, lastDemandAt: 15_000, held: 0 }) // true
+ * playbackWaiting(20_000, 15_000, 0) // true: now, last request, requests held
  * ```
  */
-export function playbackWaiting(at: { now: number; lastDemandAt: number; held: number }): boolean {
-  return at.held > 0 || at.now - at.lastDemandAt < REFRESH_DEFAULTS.demandWindowMs
+export function playbackWaiting(now: number, lastDemandAt: number, held: number): boolean {
+  return held > 0 || now - lastDemandAt < DEMAND_WINDOW_MS
 }
 
 /**
  * Jittered exponential backoff after the `failures`-th failure in a row. Capped at half the
  * remaining validity (and `maxMs`) while the token is valid; once expired at `expiredMaxMs`
- * while playback waits (seconds, not tens of seconds), else at `maxMs` (a paused player does not
+ * while playback waits (`waiting`: {@link playbackWaiting}) (seconds, not tens of seconds), else at `maxMs` (a paused player does not
  * hammer a failing backend). The jitter keeps 50–100 % of the delay.
  *
  * @example
  * ```ts
- * backoffDelay({ failures: 3, remainingMs: 60_000, playbackWaiting: false, retry, random: () => 1 }) // 2000
+ * backoffDelay(3, 60_000, false, retry, () => 1) // 2000: 3rd failure, 60 s left, nothing waits
  * ```
  */
-export function backoffDelay(at: {
-  failures: number
-  remainingMs: number
-  playbackWaiting: boolean
-  retry: RetryPolicy
-  random: () => number
-}): number {
-  const { baseMs, maxMs, expiredMaxMs } = at.retry
+export function backoffDelay(
+  failures: number,
+  remainingMs: number,
+  waiting: boolean,
+  retry: RetryPolicy,
+  random: () => number,
+): number {
+  const { baseMs, maxMs, expiredMaxMs } = retry
   const cap =
-    at.remainingMs > 0
-      ? Math.min(maxMs, Math.max(baseMs, at.remainingMs / 2))
-      : at.playbackWaiting
+    remainingMs > 0
+      ? Math.min(maxMs, Math.max(baseMs, remainingMs / 2))
+      : waiting
         ? Math.max(baseMs, expiredMaxMs)
         : maxMs
-  return Math.min(cap, baseMs * 2 ** (at.failures - 1)) * (0.5 + at.random() / 2)
+  return Math.min(cap, baseMs * 2 ** (failures - 1)) * (0.5 + random() / 2)
 }
 
 /**
  * The wait before retrying a failed refresh: the backoff, or what the backend asked for
  * (`retryAfterMs`: a 429 or 503 with `Retry-After`) when longer. Never sooner than asked, except
  * that a still-valid token is not let expire for it (the viewer gets one try at expiry), and once
- * expired at most `maxRetryAfterMs`.
+ * expired at most `MAX_RETRY_AFTER_MS`.
  *
  * @example
  * ```ts
- * retryDelay({ backoffMs: 500, retryAfterMs: 10_000, remainingMs: 4000 }) // 4000
+ * retryDelay(500, 10_000, 4000) // 4000: backoff, Retry-After, validity left
  * ```
  */
-export function retryDelay(at: {
-  backoffMs: number
-  retryAfterMs: number | undefined
-  remainingMs: number
-}): number {
-  const asked = at.retryAfterMs
-  if (asked === undefined || !(asked > 0)) return at.backoffMs
-  const bound = at.remainingMs > 0 ? at.remainingMs : REFRESH_DEFAULTS.maxRetryAfterMs
-  return Math.max(at.backoffMs, Math.min(asked, bound))
+export function retryDelay(
+  backoffMs: number,
+  retryAfterMs: number | undefined,
+  remainingMs: number,
+): number {
+  if (retryAfterMs === undefined || !(retryAfterMs > 0)) return backoffMs
+  const bound = remainingMs > 0 ? remainingMs : MAX_RETRY_AFTER_MS
+  return Math.max(backoffMs, Math.min(retryAfterMs, bound))
 }
 
 /**
@@ -121,15 +124,11 @@ export function retryDelay(at: {
  *
  * @example
  * ```ts
- * outageRetryIsLate({ now: 0, retryDueAt: 20_000, retry }) // true
+ * outageRetryIsLate(0, 20_000, retry) // true: now, retry due at
  * ```
  */
-export function outageRetryIsLate(at: {
-  now: number
-  retryDueAt: number
-  retry: RetryPolicy
-}): boolean {
-  return at.retryDueAt - at.now > at.retry.expiredMaxMs
+export function outageRetryIsLate(now: number, retryDueAt: number, retry: RetryPolicy): boolean {
+  return retryDueAt - now > retry.expiredMaxMs
 }
 
 /**

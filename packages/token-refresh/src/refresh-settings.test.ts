@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { leadProblem, REFRESH_DEFAULTS, resolveRefreshSettings } from './refresh-settings.ts'
+import {
+  DEFAULT_MAX_OUTAGE_WAIT_MS,
+  DEFAULT_MAX_WAIT_MS,
+  DEFAULT_RETRY,
+  leadProblem,
+  resolveRefreshSettings,
+} from './refresh-settings.ts'
 import { pagePeers } from './token-peers.ts'
 
 const getToken = () => Promise.reject(new Error('not called'))
@@ -11,9 +17,9 @@ describe('resolveRefreshSettings', () => {
       ipBound: false,
       leadMs: 60_000,
       spreadMs: 15_000,
-      retry: REFRESH_DEFAULTS.retry,
-      maxWaitMs: REFRESH_DEFAULTS.maxWaitMs,
-      maxOutageWaitMs: REFRESH_DEFAULTS.maxOutageWaitMs,
+      retry: DEFAULT_RETRY,
+      maxWaitMs: DEFAULT_MAX_WAIT_MS,
+      maxOutageWaitMs: DEFAULT_MAX_OUTAGE_WAIT_MS,
       peers: pagePeers,
     })
   })
@@ -28,7 +34,7 @@ describe('resolveRefreshSettings', () => {
       visibility: null,
     })
     expect(settings.spreadMs).toBe(0)
-    expect(settings.retry).toEqual({ ...REFRESH_DEFAULTS.retry, maxMs: 60_000 })
+    expect(settings.retry).toEqual({ ...DEFAULT_RETRY, maxMs: 60_000 })
     expect(settings.peers).toBeNull()
     expect(settings.visibility).toBeNull()
   })

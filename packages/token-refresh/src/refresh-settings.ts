@@ -1,51 +1,56 @@
 import { pagePeers, type TokenPeers } from './token-peers.ts'
-import type { Clock, Timers, TokenRecord, TokenRefreshOptions, Visibility } from './types.ts'
+import type { Clock, Timers, TokenRefreshOptions, Visibility } from './types.ts'
+
+// Every default of the refresher, in one place. Each is a trade between a backend spared and a
+// viewer who never sees a stall; the comment says which side it leans to and why. Plain
+// constants, so bundlers inline them (the players' size budgets count every byte).
 
 /**
- * Every default of the refresher, in one place. Each is a trade between a backend spared and a
- * viewer who never sees a stall; the comment says which side it leans to and why.
+ * The retry backoff's defaults (ms): `baseMs`, the first backoff after a failure (a blip, one
+ * dropped request, costs half a second); `maxMs`, the cap while the token is valid, also at most
+ * half its remaining validity (a down backend sees each viewer about twice a minute, not a
+ * storm); `expiredMaxMs`, the cap once the token has expired and playback asks for the video
+ * (retries every 1.5–3 s, jittered, so playback resumes seconds after the outage ends).
  *
  * @example
  * ```ts
- * const retry = { ...REFRESH_DEFAULTS.retry, maxMs: 60_000 } // a slower backoff, same first try
+ * const retry = { ...DEFAULT_RETRY, maxMs: 60_000 } // a slower backoff, the same first try
  * ```
  */
-export const REFRESH_DEFAULTS = {
-  retry: {
-    /** First backoff after a failure: a blip (one dropped request) costs half a second. */
-    baseMs: 500,
-    /**
-     * Backoff cap while the token is valid (also at most half its remaining validity, see
-     * `backoffDelay`): a down backend sees each viewer about twice a minute, not a storm.
-     */
-    maxMs: 30_000,
-    /**
-     * Backoff cap once the token has expired and playback asks for the video: retries every
-     * 1.5–3 s (jittered), so playback resumes seconds after the outage ends.
-     */
-    expiredMaxMs: 3000,
-  },
-  /** A request waits this long for a due refresh before leaving with the current (valid) pair. */
-  maxWaitMs: 5000,
-  /**
-   * A request waits this long for a new token once the current one has expired: long enough to
-   * ride out a short backend outage, short enough that the player's own error shows eventually.
-   */
-  maxOutageWaitMs: 30_000,
-  /** The spread is this fraction of the lead: a herd is flattened, the lead stays mostly intact. */
-  spreadOfLead: 0.25,
-  /**
-   * A backend's Retry-After is honoured up to this once the token has expired (a valid token is
-   * never let expire for it): a misconfigured `Retry-After: 86400` cannot park playback for a day.
-   */
-  maxRetryAfterMs: 300_000,
-  /** How recent a request must be for playback to count as waiting for a token. */
-  demandWindowMs: 10_000,
-  /** Timer and on-demand refreshes never come closer than this, whatever the clocks say. */
-  minRefreshIntervalMs: 1000,
-  /** The lead spec 4.15 recommends, as fractions of the token lifetime: outside it, a warning. */
-  recommendedLead: { min: 0.2, max: 0.3 },
-} as const
+export const DEFAULT_RETRY: Readonly<RetryPolicy> = {
+  baseMs: 500,
+  maxMs: 30_000,
+  expiredMaxMs: 3000,
+}
+
+/** A request waits this long for a due refresh before leaving with the current (valid) pair. */
+export const DEFAULT_MAX_WAIT_MS = 5000
+
+/**
+ * A request waits this long for a new token once the current one has expired: long enough to
+ * ride out a short backend outage, short enough that the player's own error shows eventually.
+ */
+export const DEFAULT_MAX_OUTAGE_WAIT_MS = 30_000
+
+/** The default spread, as a share of the lead: a herd is flattened, the lead stays mostly intact. */
+export const DEFAULT_SPREAD_OF_LEAD = 0.25
+
+/**
+ * A backend's Retry-After is honoured up to this once the token has expired (a valid token is
+ * never let expire for it): a misconfigured `Retry-After: 86400` cannot park playback for a day.
+ */
+export const MAX_RETRY_AFTER_MS = 300_000
+
+/** How recent a request must be for playback to count as waiting for a token. */
+export const DEMAND_WINDOW_MS = 10_000
+
+/** Timer and on-demand refreshes never come closer than this, whatever the clocks say. */
+export const MIN_REFRESH_INTERVAL_MS = 1000
+
+/** The lead spec 4.15 recommends, as shares of the token lifetime: outside them, a warning. */
+export const RECOMMENDED_LEAD_MIN = 0.2
+/** See {@link RECOMMENDED_LEAD_MIN}. */
+export const RECOMMENDED_LEAD_MAX = 0.3
 
 /** The retry backoff with every bound resolved (ms). */
 export interface RetryPolicy {
@@ -55,8 +60,8 @@ export interface RetryPolicy {
 }
 
 /** {@link TokenRefreshOptions} with every default applied and every unit in ms. */
-export interface RefreshSettings {
-  getToken: () => Promise<TokenRecord>
+export interface RefreshSettings
+  extends Pick<TokenRefreshOptions, 'getToken' | 'onTokenRefreshed' | 'onError'> {
   ipBound: boolean
   leadMs: number
   spreadMs: number
@@ -68,8 +73,6 @@ export interface RefreshSettings {
   random: () => number
   peers: TokenPeers | null
   visibility: Visibility | null
-  onTokenRefreshed: ((record: TokenRecord) => void) | undefined
-  onError: ((error: unknown) => void) | undefined
 }
 
 const systemClock: Clock = { now: () => Date.now() }
@@ -79,7 +82,7 @@ const systemTimers: Timers = {
 }
 
 /**
- * Applies {@link REFRESH_DEFAULTS} to `options` and checks what can be checked before the first
+ * Applies the defaults above to `options` and checks what can be checked before the first
  * token arrives.
  *
  * @throws RangeError when `refreshLeadSeconds` is not a number > 0 or `refreshSpreadSeconds`
@@ -94,22 +97,17 @@ export function resolveRefreshSettings(options: TokenRefreshOptions): RefreshSet
   const lead = options.refreshLeadSeconds
   if (!(lead > 0) || !Number.isFinite(lead))
     throw new RangeError(`refreshLeadSeconds must be a number > 0, got ${lead}`)
-  const spread = options.refreshSpreadSeconds ?? lead * REFRESH_DEFAULTS.spreadOfLead
+  const spread = options.refreshSpreadSeconds ?? lead * DEFAULT_SPREAD_OF_LEAD
   if (!(spread >= 0) || !Number.isFinite(spread))
     throw new RangeError(`refreshSpreadSeconds must be a number >= 0, got ${spread}`)
-  const { retry } = REFRESH_DEFAULTS
   return {
-    getToken: options.getToken,
+    ...options,
     ipBound: options.ipBound ?? false,
     leadMs: lead * 1000,
     spreadMs: spread * 1000,
-    retry: {
-      baseMs: options.retry?.baseMs ?? retry.baseMs,
-      maxMs: options.retry?.maxMs ?? retry.maxMs,
-      expiredMaxMs: options.retry?.expiredMaxMs ?? retry.expiredMaxMs,
-    },
-    maxWaitMs: options.maxWaitMs ?? REFRESH_DEFAULTS.maxWaitMs,
-    maxOutageWaitMs: options.maxOutageWaitMs ?? REFRESH_DEFAULTS.maxOutageWaitMs,
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
+    maxOutageWaitMs: options.maxOutageWaitMs ?? DEFAULT_MAX_OUTAGE_WAIT_MS,
     clock: options.clock ?? systemClock,
     timers: options.timers ?? systemTimers,
     random: options.random ?? Math.random,
@@ -121,8 +119,6 @@ export function resolveRefreshSettings(options: TokenRefreshOptions): RefreshSet
         : typeof document === 'undefined'
           ? null
           : document,
-    onTokenRefreshed: options.onTokenRefreshed,
-    onError: options.onError,
   }
 }
 
@@ -141,10 +137,9 @@ export function leadProblem(
   leadSeconds: number,
   lifetimeSeconds: number,
 ): { fatal: boolean; message: string } | undefined {
-  const { min, max } = REFRESH_DEFAULTS.recommendedLead
   const fatal = leadSeconds >= lifetimeSeconds
-  if (!fatal && leadSeconds >= lifetimeSeconds * min && leadSeconds <= lifetimeSeconds * max)
-    return undefined
+  const share = leadSeconds / lifetimeSeconds
+  if (!fatal && share >= RECOMMENDED_LEAD_MIN && share <= RECOMMENDED_LEAD_MAX) return undefined
   const rule = fatal ? 'must be below' : 'is outside the recommended 20–30 % of'
   return {
     fatal,

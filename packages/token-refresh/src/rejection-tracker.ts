@@ -19,18 +19,10 @@ export type RefusalVerdict = 'refresh' | 'spent' | 'give-up'
 export class RejectionTracker {
   /** The token whose refusal already triggered a refresh. */
   #refreshedFor = ''
-  #inARow = 0
-  #gaveUp = false
-
   /** Valid tokens refused in a row so far. */
-  get inARow(): number {
-    return this.#inARow
-  }
-
+  inARow = 0
   /** Whether {@link MAX_REJECTED_TOKENS} were refused in a row: no more recovery. */
-  get gaveUp(): boolean {
-    return this.#gaveUp
-  }
+  gaveUp = false
 
   /**
    * The CDN refused `token`, the current one: `refresh` the first time for this token,
@@ -39,10 +31,10 @@ export class RejectionTracker {
    * expired token refused is no news about the CDN, so it does not count towards giving up.
    */
   refused(token: string, expired: boolean): RefusalVerdict {
-    if (this.#gaveUp || this.#refreshedFor === token) return 'spent'
+    if (this.gaveUp || this.#refreshedFor === token) return 'spent'
     this.#refreshedFor = token
-    if (!expired && ++this.#inARow >= MAX_REJECTED_TOKENS) {
-      this.#gaveUp = true
+    if (!expired && ++this.inARow >= MAX_REJECTED_TOKENS) {
+      this.gaveUp = true
       return 'give-up'
     }
     return 'refresh'
@@ -50,6 +42,6 @@ export class RejectionTracker {
 
   /** `outgoing` is replaced by a new token; if it was never refused, the run of refusals is broken. */
   replaced(outgoing: string): void {
-    if (this.#refreshedFor !== outgoing) this.#inARow = 0
+    if (this.#refreshedFor !== outgoing) this.inARow = 0
   }
 }

@@ -34,7 +34,7 @@ const videoOf = (record: TokenRecord): string => {
  * const b = await TokenRefresher.create({ ...options, peers }) // refreshes of a reach b
  * ```
  */
-export const createTokenPeers = (): TokenPeers => {
+export function createTokenPeers(): TokenPeers {
   const groups = new Map<string, Set<TokenPeer>>()
   return {
     join(record, peer) {

@@ -14,7 +14,7 @@ const FIELDS = ['token', 'token_ip', 'url', 'url_ip', 'expires'] as const
  * const record = assertTokenRecord(await response.json())
  * ```
  */
-export const assertTokenRecord = (value: unknown): TokenRecord => {
+export function assertTokenRecord(value: unknown): TokenRecord {
   const record = (value ?? {}) as Record<string, unknown>
   for (const field of FIELDS) {
     const got = record[field]

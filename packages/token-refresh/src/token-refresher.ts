@@ -17,23 +17,10 @@ import { assertTokenRecord } from './token-record.ts'
 import type { Clock, TimerHandle, TokenRecord, TokenRefreshOptions } from './types.ts'
 import { urlRewriter } from './url-rewriter.ts'
 
-/** The record being played and what follows from it. */
-interface Held {
-  record: TokenRecord
-  /** Moves a URL of this video onto the record's pair; `undefined` for other URLs. */
-  rewrite: (url: string) => string | undefined
-  /** Estimated server clock minus client clock (ms), from the last record with a `Date`. */
-  offsetMs: number
-}
-
-/** Holds `record`; the clock offset is re-estimated when the record carries the server's `Date`. */
-function hold(record: TokenRecord, settings: RefreshSettings, offsetMs: number): Held {
+/** Server clock minus client clock (ms) as a record's `Date` tells it; `previous` without one. */
+function clockOffset(record: TokenRecord, clock: Clock, previous: number): number {
   const serverDate = serverDateOf(record)
-  return {
-    record,
-    rewrite: urlRewriter(record, settings.ipBound),
-    offsetMs: serverDate === undefined ? offsetMs : serverDate - settings.clock.now(),
-  }
+  return serverDate === undefined ? previous : serverDate - clock.now()
 }
 
 /**
@@ -68,7 +55,11 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   refreshCount = 0
   readonly #settings: RefreshSettings
   readonly #clock: Clock
-  #held: Held
+  #record: TokenRecord
+  /** Moves a URL of this video onto the record's pair; `undefined` for other URLs. */
+  #rewrite: (url: string) => string | undefined
+  /** Estimated server clock minus client clock (ms), from the last record with a `Date`. */
+  #offset: number
   readonly #rejections = new RejectionTracker()
   /** The refresh under way; concurrent callers share it. */
   #inflight: Promise<TokenRecord> | undefined
@@ -122,13 +113,15 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     super()
     this.#settings = settings
     this.#clock = settings.clock
-    this.#held = hold(record, settings, 0)
+    this.#record = record
+    this.#rewrite = urlRewriter(record, settings.ipBound)
+    this.#offset = clockOffset(record, settings.clock, 0)
     this.#lastFetchAt = fetchedAt
   }
 
   #start(): void {
     this.#settings.visibility?.addEventListener('visibilitychange', this.#onVisible)
-    this.#leavePeers = this.#settings.peers?.join(this.#held.record, this)
+    this.#leavePeers = this.#settings.peers?.join(this.#record, this)
     this.#plan()
     this.#schedule()
   }
@@ -137,12 +130,12 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
 
   /** The current record. */
   get record(): TokenRecord {
-    return this.#held.record
+    return this.#record
   }
 
   /** The master playlist URL to play: `url`, or `url_ip` when `ipBound`. */
   get url(): string {
-    return this.ipBound ? this.record.url_ip : this.record.url
+    return this.ipBound ? this.#record.url_ip : this.#record.url
   }
 
   /** Whether URLs are moved onto `url_ip`/`token_ip` (the `ipBound` option). */
@@ -152,7 +145,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
 
   /** The server's clock as estimated from the last `Date` header (ms). */
   serverNow(): number {
-    return this.#clock.now() + this.#held.offsetMs
+    return this.#clock.now() + this.#offset
   }
 
   /**
@@ -168,7 +161,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * without the server clock (a service worker) holds requests against during an outage.
    */
   get expiresAt(): number {
-    return this.record.expires * 1000 - this.#held.offsetMs
+    return this.#record.expires * 1000 - this.#offset
   }
 
   /** Whether the current token is inside its lead window (or expired) on the server's clock. */
@@ -191,12 +184,12 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
 
   /** How long the current token stays valid, on the server's clock (ms; ≤ 0 once expired). */
   #remainingMs(): number {
-    return this.record.expires * 1000 - this.serverNow()
+    return this.#record.expires * 1000 - this.serverNow()
   }
 
   /** The token this refresher's URLs carry (`token_ip` when `ipBound`). */
   #currentToken(): string {
-    return this.ipBound ? this.record.token_ip : this.record.token
+    return this.ipBound ? this.#record.token_ip : this.#record.token
   }
 
   // ── The player's requests ─────────────────────────────────────────────────
@@ -211,7 +204,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * ```
    */
   owns(url: string): boolean {
-    return this.#held.rewrite(url) !== undefined
+    return this.#rewrite(url) !== undefined
   }
 
   /**
@@ -224,7 +217,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * ```
    */
   rewrite(url: string): string {
-    const rewritten = this.#held.rewrite(url)
+    const rewritten = this.#rewrite(url)
     if (rewritten === undefined) return url
     this.#demand()
     // failures are reported through onError and the error event
@@ -260,7 +253,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
         this.#settings.maxWaitMs,
       )
     }
-    return this.#held.rewrite(url) ?? url
+    return this.#rewrite(url) ?? url
   }
 
   /**
@@ -315,7 +308,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * ```
    */
   receive(record: TokenRecord): void {
-    if (this.#destroyed || record.expires <= this.record.expires) return
+    if (this.#destroyed || record.expires <= this.#record.expires) return
     this.#receive(record)
   }
 
@@ -340,7 +333,9 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   /** A new record comes in (fetched or from a peer): hold it, announce it, plan the next. */
   #receive(record: TokenRecord): void {
     this.#rejections.replaced(this.#currentToken())
-    this.#held = hold(record, this.#settings, this.#held.offsetMs)
+    this.#record = record
+    this.#rewrite = urlRewriter(record, this.ipBound)
+    this.#offset = clockOffset(record, this.#clock, this.#offset)
     this.#failures = 0
     this.#firstCycle = false
     this.#plan()
@@ -355,23 +350,20 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
 
   /** Picks the timer's refresh moment for the current record. */
   #plan(): void {
-    this.#refreshAt = planRefreshAt({
-      staleAt: this.staleAt,
-      now: this.#clock.now(),
-      spreadMs: this.#settings.spreadMs,
-      firstCycle: this.#firstCycle,
-      random: this.#settings.random,
-    })
+    const { spreadMs, random } = this.#settings
+    this.#refreshAt = planRefreshAt(
+      this.staleAt,
+      this.#clock.now(),
+      spreadMs,
+      this.#firstCycle,
+      random,
+    )
   }
 
   /** The earliest client time (ms) at which a timer or on-demand refresh may start. */
   #earliestRefreshAt(): number {
-    return earliestRefreshAt({
-      lastFetchAt: this.#lastFetchAt,
-      leadMs: this.#settings.leadMs,
-      spreadMs: this.#settings.spreadMs,
-      firstCycle: this.#firstCycle,
-    })
+    const { leadMs, spreadMs } = this.#settings
+    return earliestRefreshAt(this.#lastFetchAt, leadMs, spreadMs, this.#firstCycle)
   }
 
   /** Arms the timer: after `delay` ms (a retry), or at the planned moment (never before the rate bound). */
@@ -407,31 +399,18 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     const now = this.#clock.now()
     this.#lastDemandAt = now
     if (this.#failures === 0 || this.#inflight || this.#timer === undefined || !this.expired) return
-    const { retry } = this.#settings
-    if (outageRetryIsLate({ now, retryDueAt: this.#timerDueAt, retry }))
+    if (outageRetryIsLate(now, this.#timerDueAt, this.#settings.retry))
       this.#schedule(this.#backoff())
   }
 
   #backoff(): number {
-    return backoffDelay({
-      failures: this.#failures,
-      remainingMs: this.#remainingMs(),
-      playbackWaiting: playbackWaiting({
-        now: this.#clock.now(),
-        lastDemandAt: this.#lastDemandAt,
-        held: this.#heldRequests.size,
-      }),
-      retry: this.#settings.retry,
-      random: this.#settings.random,
-    })
+    const waiting = playbackWaiting(this.#clock.now(), this.#lastDemandAt, this.#heldRequests.size)
+    const { retry, random } = this.#settings
+    return backoffDelay(this.#failures, this.#remainingMs(), waiting, retry, random)
   }
 
   #retryDelay(error: unknown): number {
-    return retryDelay({
-      backoffMs: this.#backoff(),
-      retryAfterMs: retryAfterOf(error),
-      remainingMs: this.#remainingMs(),
-    })
+    return retryDelay(this.#backoff(), retryAfterOf(error), this.#remainingMs())
   }
 
   // ── Housekeeping ──────────────────────────────────────────────────────────

@@ -27,10 +27,10 @@ const scopeOf = (url: string): Scope & { origin: string } => {
  * rewrite('https://other.example.com/a.ts') // undefined
  * ```
  */
-export const urlRewriter = (
+export function urlRewriter(
   record: TokenRecord,
   ipBound: boolean,
-): ((url: string) => string | undefined) => {
+): (url: string) => string | undefined {
   const plain = scopeOf(record.url)
   const bound = scopeOf(record.url_ip)
   const target = ipBound ? bound : plain

@@ -46,7 +46,7 @@ export const VHS_TECH_OPTIONS = {
  * The tech options for `mode`: VHS over native HLS for `hooks` (on ManagedMediaSource where
  * that is all there is: iPhones with iOS 17.1+), native HLS for the other modes.
  */
-export const techOptions = (html5: TechOptions, mode: ProtectionMode = 'hooks'): TechOptions => {
+export function techOptions(html5: TechOptions, mode: ProtectionMode = 'hooks'): TechOptions {
   if (mode !== 'hooks')
     return Object.assign(html5, { vhs: { ...html5.vhs, overrideNative: false } })
   const onlyManaged = typeof MediaSource === 'undefined' && 'ManagedMediaSource' in globalThis

@@ -27,9 +27,9 @@ export interface TokenRefreshPlayerOptions {
  * const player = videojs('player', { ...options, fluid: true })
  * ```
  */
-export const prepareTokenRefresh = async (
+export async function prepareTokenRefresh(
   tokenRefresh: TokenRefreshPluginOptions,
-): Promise<TokenRefreshPlayerOptions> => {
+): Promise<TokenRefreshPlayerOptions> {
   registerTokenRefresh()
   let initial: TokenRecord | undefined = assertTokenRecord(await tokenRefresh.getToken())
   const src = tokenRefresh.ipBound ? initial.url_ip : initial.url

@@ -12,7 +12,7 @@ type Player = ReturnType<typeof videojs>
  * videojs('player', { plugins: { tokenRefresh: { getToken, refreshLeadSeconds: 10 } } })
  * ```
  */
-export const registerTokenRefresh = (): void => {
+export function registerTokenRefresh(): void {
   if (!videojs.getPlugin('tokenRefresh')) videojs.registerPlugin('tokenRefresh', TokenRefreshPlugin)
 }
 
@@ -25,7 +25,7 @@ export const registerTokenRefresh = (): void => {
  * tokenRefreshOf(player)?.refresher?.refreshCount
  * ```
  */
-export const tokenRefreshOf = (player: Player): TokenRefreshPlugin | undefined => {
+export function tokenRefreshOf(player: Player): TokenRefreshPlugin | undefined {
   const withPlugin = player as unknown as { tokenRefresh?: () => TokenRefreshPlugin }
   return player.usingPlugin('tokenRefresh') ? withPlugin.tokenRefresh?.() : undefined
 }

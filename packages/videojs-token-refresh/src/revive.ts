@@ -34,7 +34,7 @@ export interface ReviveOptions {
  * const stop = reviveAfterOutage(player, refresher, { type: 'application/x-mpegURL' })
  * ```
  */
-export const reviveAfterOutage = (
+export function reviveAfterOutage(
   player: RevivablePlayer,
   refresher: TokenRefresher,
   {
@@ -42,7 +42,7 @@ export const reviveAfterOutage = (
     checkAfterMs = 4000,
     timers = { set: (callback, ms) => setTimeout(callback, ms) },
   }: ReviveOptions,
-): (() => void) => {
+): () => void {
   let outage = false
   let stopped = false
   // a failed refresh while the token is expired: playback cannot go on until a new one comes

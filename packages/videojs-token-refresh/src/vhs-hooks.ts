@@ -44,10 +44,10 @@ export interface VhsXhr {
  * vhs.xhr = xhr
  * ```
  */
-export const installVhsHooks = (
+export function installVhsHooks(
   xhr: VhsXhr,
   current: () => TokenRefresher | undefined,
-): { xhr: VhsXhr; remove: () => void } => {
+): { xhr: VhsXhr; remove: () => void } {
   const onRequest: RequestHook = (options) => {
     const refresher = current()
     if (refresher) options.uri = refresher.rewrite(options.uri)

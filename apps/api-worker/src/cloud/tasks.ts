@@ -40,7 +40,7 @@ const TaskSchema = z
  * taskView(task, task.created_on + 2.5 * step, step).state // 'FINISHED'
  * ```
  */
-export const taskView = (task: StoredTask, now: number, stepMs: number) => {
+export function taskView(task: StoredTask, now: number, stepMs: number) {
   const elapsed = now - task.created_on
   const done = elapsed >= 2 * stepMs
   const state: 'NEW' | 'RUNNING' | 'FINISHED' | 'ERROR' =

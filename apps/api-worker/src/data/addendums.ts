@@ -58,10 +58,10 @@ export interface Addendum {
 }
 
 /** The status of an addendum at an instant (spec 3: upcoming, active, paused, stopped). */
-export const addendumStatus = (
+export function addendumStatus(
   a: Addendum,
   at: number,
-): 'upcoming' | 'active' | 'paused' | 'stopped' => {
+): 'upcoming' | 'active' | 'paused' | 'stopped' {
   if (a.active_range.start > at) return 'upcoming'
   if (a.active_range.end <= at) return 'stopped'
   return a.paused ? 'paused' : 'active'
@@ -76,8 +76,8 @@ export const addendumStatus = (
  * generateAddendums(createRng(42), Date.now()).length // 400
  * ```
  */
-export const generateAddendums = (rng: Rng, now: number): Addendum[] =>
-  Array.from({ length: 400 }, (_, i) => {
+export function generateAddendums(rng: Rng, now: number): Addendum[] {
+  return Array.from({ length: 400 }, (_, i) => {
     const client =
       i % 4 === 0 ? (CLIENTS.find((c) => c.id === DEV_CLIENT_ID) ?? CLIENTS[0]) : rng.pick(CLIENTS)
     const product = PRODUCTS[i % PRODUCTS.length] as (typeof PRODUCTS)[number]
@@ -102,3 +102,4 @@ export const generateAddendums = (rng: Rng, now: number): Addendum[] =>
       paused: rng.chance(0.12),
     }
   })
+}

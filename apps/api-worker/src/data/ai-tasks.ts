@@ -36,8 +36,8 @@ const CATEGORIES = ['nsfw', 'sport', 'hard_nudity', 'soft_nudity', 'child_pornog
  * generateAiTasks(createRng(42), Date.now()).length // 1000
  * ```
  */
-export const generateAiTasks = (rng: Rng, now: number): AiTask[] =>
-  Array.from({ length: 1000 }, (_, i) => {
+export function generateAiTasks(rng: Rng, now: number): AiTask[] {
+  return Array.from({ length: 1000 }, (_, i) => {
     const status = AI_TASK_STATUSES[i % AI_TASK_STATUSES.length] as AiTask['status']
     const task_name = AI_TASK_NAMES[rng.int(0, 1)] as AiTask['task_name']
     const created = now - rng.int(60, 60 * 86400) * 1000
@@ -67,3 +67,4 @@ export const generateAiTasks = (rng: Rng, now: number): AiTask[] =>
             },
     }
   })
+}

@@ -37,7 +37,7 @@ export interface Dataset {
  * data.networks.length // 50
  * ```
  */
-export const generateDataset = (generation: Generation): Dataset => {
+export function generateDataset(generation: Generation): Dataset {
   const { seed, epoch } = generation
   const stream = (offset: number) => createRng(seed * 1000 + offset)
   const waapDomains = generateWaapDomains(stream(5), epoch)
@@ -65,7 +65,7 @@ const cache = new Map<string, Dataset>()
  * const data = datasetFor(await state.generation(42))
  * ```
  */
-export const datasetFor = (generation: Generation): Dataset => {
+export function datasetFor(generation: Generation): Dataset {
   const key = `${generation.seed}:${generation.epoch}`
   let data = cache.get(key)
   if (!data) {

@@ -60,8 +60,8 @@ const NETWORKS = ['default', 'eu', 'us', 'asia', 'latam']
  * generateEdgeApps(createRng(42), Date.now()).length // 500
  * ```
  */
-export const generateEdgeApps = (rng: Rng, now: number): EdgeApp[] =>
-  Array.from({ length: 500 }, (_, i) => {
+export function generateEdgeApps(rng: Rng, now: number): EdgeApp[] {
+  return Array.from({ length: 500 }, (_, i) => {
     const plan = rng.pick(PLANS)
     const template = rng.pick(TEMPLATES)
     const name = `${rng.pick(WORDS)}-${rng.pick(WORDS)}-${i + 1}`
@@ -84,3 +84,4 @@ export const generateEdgeApps = (rng: Rng, now: number): EdgeApp[] =>
       upgradeable_to: plan.id < 4 ? plan.id + 1 : 0,
     }
   })
+}

@@ -107,8 +107,8 @@ const amount = (rng: Rng, name: string) =>
  * generateLimitRequests(createRng(42), Date.now()).length // 300
  * ```
  */
-export const generateLimitRequests = (rng: Rng, now: number): LimitRequest[] =>
-  Array.from({ length: 300 }, (_, i) => {
+export function generateLimitRequests(rng: Rng, now: number): LimitRequest[] {
+  return Array.from({ length: 300 }, (_, i) => {
     const created = now - rng.int(0, 365 * 24 * 3600) * 1000
     const status = LIMIT_REQUEST_STATUSES[i % 3] as LimitRequest['status']
     return {
@@ -132,3 +132,4 @@ export const generateLimitRequests = (rng: Rng, now: number): LimitRequest[] =>
       },
     }
   })
+}

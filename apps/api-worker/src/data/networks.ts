@@ -88,8 +88,8 @@ const makeTags = (rng: Rng): Tag[] =>
  * const networks = generateNetworks(createRng(42), Date.now())
  * ```
  */
-export const generateNetworks = (rng: Rng, now: number): Network[] =>
-  Array.from({ length: 50 }, (_, i) => {
+export function generateNetworks(rng: Rng, now: number): Network[] {
+  return Array.from({ length: 50 }, (_, i) => {
     const region = i < 30 ? (REGIONS[0] as (typeof REGIONS)[number]) : rng.pick(REGIONS)
     const shared = i % 9 === 4
     const external = i % 7 === 3
@@ -154,3 +154,4 @@ export const generateNetworks = (rng: Rng, now: number): Network[] =>
       priority: (isDefault ? 4 : 0) + (external ? 2 : 0) + (shared ? 1 : 0),
     }
   })
+}

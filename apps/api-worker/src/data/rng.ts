@@ -26,7 +26,7 @@ export interface Rng {
  * rng.int(1, 6) // the same number for seed 42, every time
  * ```
  */
-export const createRng = (seed: number): Rng => {
+export function createRng(seed: number): Rng {
   let state = seed >>> 0
   const next = () => {
     state = (state + 0x6d2b79f5) >>> 0
@@ -63,7 +63,7 @@ export const createRng = (seed: number): Rng => {
  * createRng(hash32('example.com')) // the same answers for example.com on every isolate
  * ```
  */
-export const hash32 = (text: string): number => {
+export function hash32(text: string): number {
   let h = 0x811c9dc5
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i)

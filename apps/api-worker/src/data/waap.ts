@@ -118,13 +118,14 @@ const hex = (rng: Rng, n: number) =>
  * generateWaapDomains(createRng(42), Date.now()).length // 20
  * ```
  */
-export const generateWaapDomains = (rng: Rng, now: number): WaapDomain[] =>
-  Array.from({ length: 20 }, (_, i) => ({
+export function generateWaapDomains(rng: Rng, now: number): WaapDomain[] {
+  return Array.from({ length: 20 }, (_, i) => ({
     id: 10_001 + i,
     name: `${HOSTS[i % HOSTS.length]}.${APEXES[Math.floor(i / HOSTS.length)]}`,
     status: WAAP_DOMAIN_STATUSES[i % 4 === 0 ? 0 : rng.int(0, 3)] as WaapDomain['status'],
     created_at: now - rng.int(40, 900) * 86_400_000,
   }))
+}
 
 /**
  * 10,000 events spread over the 30 days before `now`, newest first, across all domains, every
@@ -135,11 +136,11 @@ export const generateWaapDomains = (rng: Rng, now: number): WaapDomain[] =>
  * generateWaapEvents(createRng(42), domains, Date.now())[0].request_time // the newest
  * ```
  */
-export const generateWaapEvents = (
+export function generateWaapEvents(
   rng: Rng,
   domains: readonly WaapDomain[],
   now: number,
-): WaapEvent[] => {
+): WaapEvent[] {
   const events = Array.from({ length: 10_000 }, (_, i): WaapEvent => {
     const decision = WAAP_DECISIONS[
       i % 10 < 2 ? 0 : i % 10 < 3 ? 1 : i % 10 < 4 ? 2 : 3
@@ -207,7 +208,7 @@ const ORGS = [
  * waapDetails(event).network.ip === event.client_ip // true
  * ```
  */
-export const waapDetails = (event: WaapEvent) => {
+export function waapDetails(event: WaapEvent) {
   const rng = createRng(hash32(event.id))
   const rule = RULES[event.decision].find((r) => r.name === event.rule_name) ?? { id: '', tags: [] }
   const agent =

@@ -43,7 +43,7 @@ const Delegation = z
  * delegationOf('example.com').zone_exists // the same on every call and isolate
  * ```
  */
-export const delegationOf = (zone: string) => {
+export function delegationOf(zone: string) {
   const name = zone.toLowerCase().replace(/\.$/, '')
   const rng = createRng(hash32(name))
   const exists = !name.endsWith('.invalid') && rng.chance(0.75)

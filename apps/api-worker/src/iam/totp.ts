@@ -31,7 +31,7 @@ const base32Decode = (text: string): Uint8Array => {
  * await totp('JBSWY3DPEHPK3PXP', Date.now()) // '492039' (changes every 30 s)
  * ```
  */
-export const totp = async (secret: string, atMs: number): Promise<string> => {
+export async function totp(secret: string, atMs: number): Promise<string> {
   const key = await crypto.subtle.importKey(
     'raw',
     base32Decode(secret),
@@ -59,7 +59,7 @@ export const totp = async (secret: string, atMs: number): Promise<string> => {
  * await verifyTotp('JBSWY3DPEHPK3PXP', code, Date.now())
  * ```
  */
-export const verifyTotp = async (secret: string, code: string, nowMs: number): Promise<boolean> => {
+export async function verifyTotp(secret: string, code: string, nowMs: number): Promise<boolean> {
   for (const drift of [-30_000, 0, 30_000])
     if ((await totp(secret, nowMs + drift)) === code) return true
   return false

@@ -13,7 +13,7 @@ export interface RouteEntry {
  * allowedMethods(app.routes, '/iam/clients/me') // ['GET', 'HEAD']
  * ```
  */
-export const allowedMethods = (routes: readonly RouteEntry[], path: string): string[] => {
+export function allowedMethods(routes: readonly RouteEntry[], path: string): string[] {
   const methods = new Set<string>()
   for (const route of routes) {
     if (route.method === 'ALL' || route.path.includes('*')) continue

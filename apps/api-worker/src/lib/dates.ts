@@ -9,25 +9,33 @@ const seconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOStri
  * ISO 8601 with a numeric UTC offset without colon (network endpoint).
  * @example formatOffset(0) // '1970-01-01T00:00:00+0000'
  */
-export const formatOffset = (ms: number): string => `${seconds(ms)}+0000`
+export function formatOffset(ms: number): string {
+  return `${seconds(ms)}+0000`
+}
 
 /**
  * ISO 8601 with a trailing `Z` (quota limit requests v1).
  * @example formatZulu(0) // '1970-01-01T00:00:00Z'
  */
-export const formatZulu = (ms: number): string => `${seconds(ms)}Z`
+export function formatZulu(ms: number): string {
+  return `${seconds(ms)}Z`
+}
 
 /**
  * ISO 8601 with no zone designator (quota limit requests v2).
  * @example formatNaive(0) // '1970-01-01T00:00:00'
  */
-export const formatNaive = (ms: number): string => seconds(ms)
+export function formatNaive(ms: number): string {
+  return seconds(ms)
+}
 
 /**
  * ISO 8601 with milliseconds and `Z`, the default elsewhere.
  * @example formatIso(0) // '1970-01-01T00:00:00.000Z'
  */
-export const formatIso = (ms: number): string => new Date(ms).toISOString()
+export function formatIso(ms: number): string {
+  return new Date(ms).toISOString()
+}
 
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i
@@ -50,10 +58,10 @@ export interface ParseOptions {
  * parseDateTime('2026-11-20', { dateOnly: true }) // Date.UTC(2026, 10, 20)
  * ```
  */
-export const parseDateTime = (
+export function parseDateTime(
   text: string,
   { dateOnly = false }: ParseOptions = {},
-): number | undefined => {
+): number | undefined {
   const match = DATE_TIME.exec(text.trim())
   if (!match) return undefined
   const [, y, mo, d, h, mi, s = '0', frac = '0', zone] = match

@@ -8,7 +8,7 @@
  * globToRegExp('*.example', 'i').test('WWW.Example') // true
  * ```
  */
-export const globToRegExp = (pattern: string, flags = ''): RegExp => {
+export function globToRegExp(pattern: string, flags = ''): RegExp {
   const body = pattern
     .split('')
     .map((char) =>

@@ -45,7 +45,7 @@ const bound = (
  * // 'Ensure this value is less than or equal to 1000.'
  * ```
  */
-export const issueMessage = (issue: Issue): string => {
+export function issueMessage(issue: Issue): string {
   if (!ZOD_DEFAULT.test(issue.message)) return issue.message
   switch (issue.code) {
     case 'invalid_type':

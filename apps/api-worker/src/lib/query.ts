@@ -10,18 +10,19 @@ const toArray = (value: unknown) =>
  * A repeated parameter (`?status=a&status=b`): always an array of validated items.
  * @example `status: repeated(z.enum(['done', 'rejected']))`
  */
-export const repeated = <T extends z.ZodType>(item: T) =>
-  z
+export function repeated<T extends z.ZodType>(item: T) {
+  return z
     .preprocess(toArray, z.array(item))
     .optional()
     .openapi({ type: 'array', items: { type: 'string' } })
+}
 
 /**
  * A repeated parameter that also accepts comma-separated lists (`?ids=1,2&ids=3`).
  * @example `request_ids: commaList(integerText())`
  */
-export const commaList = <T extends z.ZodType>(item: T) =>
-  z
+export function commaList<T extends z.ZodType>(item: T) {
+  return z
     .preprocess(
       (value) =>
         toArray(value)
@@ -32,6 +33,7 @@ export const commaList = <T extends z.ZodType>(item: T) =>
     )
     .optional()
     .openapi({ type: 'array', items: { type: 'string' } })
+}
 
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
@@ -76,11 +78,13 @@ export const integer = ({ min, max }: { min?: number; max?: number } = {}) => {
  * An int64 given as text (spec: "integer (int64)"), at least `min`.
  * @example `client_id: int64({ min: 1 }).optional()`
  */
-export const int64 = ({ min }: { min: number }) => integer({ min })
+export function int64({ min }: { min: number }) {
+  return integer({ min })
+}
 
 /** `true` / `false` (also `1`/`0`, `True`/`False`, as the vendor's API accepts). */
-export const boolean = () =>
-  z
+export function boolean() {
+  return z
     .string()
     .transform((text, ctx) => {
       const value = { true: true, '1': true, false: false, '0': false }[text.toLowerCase()]
@@ -91,10 +95,11 @@ export const boolean = () =>
       return value
     })
     .openapi({ type: 'boolean' })
+}
 
 /** An ISO 8601 date-time filter → epoch ms (see `parseDateTime`). */
-export const dateTime = ({ dateOnly = false }: { dateOnly?: boolean } = {}) =>
-  z
+export function dateTime({ dateOnly = false }: { dateOnly?: boolean } = {}) {
+  return z
     .string()
     .transform((text, ctx) => {
       const ms = parseDateTime(text, { dateOnly })
@@ -108,10 +113,11 @@ export const dateTime = ({ dateOnly = false }: { dateOnly?: boolean } = {}) =>
       return ms
     })
     .openapi({ type: 'string', format: dateOnly ? 'date-time or date' : 'date-time' })
+}
 
 /** A date `YYYY-MM-DD` → epoch ms of that UTC midnight. */
-export const date = () =>
-  z
+export function date() {
+  return z
     .string()
     .regex(
       /^\d{4}-\d{2}-\d{2}$/,
@@ -129,24 +135,28 @@ export const date = () =>
       return ms
     })
     .openapi({ type: 'string', format: 'date' })
+}
 
 /** A UUID in canonical text form. */
-export const uuid = () =>
-  z
+export function uuid() {
+  return z
     .string()
     .regex(
       /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
       'Must be a valid UUID.',
     )
+}
 
 /**
  * One page of `items`.
  * @example paginate([1, 2, 3, 4], { limit: 2, offset: 1 }) // [2, 3]
  */
-export const paginate = <T>(
+export function paginate<T>(
   items: readonly T[],
   { limit, offset }: { limit: number; offset: number },
-): T[] => items.slice(offset, offset + limit)
+): T[] {
+  return items.slice(offset, offset + limit)
+}
 
 /** A comparable sort key of an item. */
 export type SortKey<T> = (item: T) => string | number | null
@@ -187,11 +197,11 @@ export function orderingKey<T>(
  * Sorts by several keys, each ascending or descending; `null` sorts last; stable.
  * @example sortBy(apps, [[(a) => a.name, 'asc'], [(a) => a.id, 'desc']])
  */
-export const sortBy = <T>(
+export function sortBy<T>(
   items: readonly T[],
   keys: readonly (readonly [SortKey<T>, 'asc' | 'desc'])[],
-): T[] =>
-  [...items].sort((a, b) => {
+): T[] {
+  return [...items].sort((a, b) => {
     for (const [key, direction] of keys) {
       const x = key(a)
       const y = key(b)
@@ -203,10 +213,12 @@ export const sortBy = <T>(
     }
     return 0
   })
+}
 
 /**
  * Case-insensitive "contains".
  * @example containsText('Northwind Media', 'wind') // true
  */
-export const containsText = (haystack: string, needle: string): boolean =>
-  haystack.toLowerCase().includes(needle.toLowerCase())
+export function containsText(haystack: string, needle: string): boolean {
+  return haystack.toLowerCase().includes(needle.toLowerCase())
+}

@@ -52,8 +52,8 @@ export const TagMap = z
  * key and value rules as {@link TagMap}.
  * @example `tag_key_value: tagMapJson().optional()`
  */
-export const tagMapJson = () =>
-  z
+export function tagMapJson() {
+  return z
     .string()
     .transform((text, ctx) => {
       let value: unknown
@@ -72,3 +72,4 @@ export const tagMapJson = () =>
       return z.NEVER
     })
     .openapi({ type: 'string', example: '{"env":"prod"}' })
+}

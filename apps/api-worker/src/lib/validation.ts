@@ -10,8 +10,8 @@ import { ApiError } from '../errors.ts'
  * const cloud = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
  * ```
  */
-export const validationHook = (
+export function validationHook(
   result: { success: true } | { success: false; error: ZodError },
-): void => {
+): void {
   if (!result.success) throw ApiError.fromZod(result.error)
 }

@@ -11,11 +11,14 @@ import type { ApiBindings, ApiEnv } from '../env.ts'
  * await stateOf(c.env).getTask(id)
  * ```
  */
-export const stateOf = (env: ApiBindings) =>
-  env.STATE.get(env.STATE.idFromName(apiConfig(env).stateName))
+export function stateOf(env: ApiBindings) {
+  return env.STATE.get(env.STATE.idFromName(apiConfig(env).stateName))
+}
 
 /** The configured default seed (`SEED`). */
-export const defaultSeed = (env: ApiBindings): number => apiConfig(env).seed
+export function defaultSeed(env: ApiBindings): number {
+  return apiConfig(env).seed
+}
 
 /**
  * Puts the dataset of the current generation on the context (`c.get('data')`).

@@ -25,7 +25,7 @@ const CDN_PATH = /^\/(videos|cmaf)\/([^/]+)\/([^/]+)\/([0-9]+)\/(.+)$/
  * The URI as nginx matches it (`$uri`): percent-escapes decoded, `.` and `..` segments resolved,
  * repeated slashes merged. `undefined` where nginx answers 400: a bad escape, or `..` above the root.
  */
-export const nginxUri = (rawPath: string): string | undefined => {
+export function nginxUri(rawPath: string): string | undefined {
   if (/%(?![0-9A-Fa-f]{2})/.test(rawPath)) return undefined
   const bytes = rawPath.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
     String.fromCharCode(Number.parseInt(hex, 16)),
@@ -54,15 +54,15 @@ export const nginxUri = (rawPath: string): string | undefined => {
  * serve({ fetch: createCdn({ secret, ipBound: false, origin: (path) => fetch(`http://127.0.0.1:8090${path}`) }).fetch, port: 8080 })
  * ```
  */
-export const createCdn = ({
+export function createCdn({
   secret,
   previousSecret,
   ipBound,
   origin,
   now = Date.now,
   clientIp = (c) => getConnInfo(c).remote.address ?? '',
-}: CdnOptions) =>
-  new Hono()
+}: CdnOptions) {
+  return new Hono()
     .use(async function corsOnEveryAnswer(c, next) {
       await next()
       c.header('Access-Control-Allow-Origin', '*')
@@ -98,3 +98,4 @@ export const createCdn = ({
       return new Response(answer.body, answer)
     })
     .all('*', (c) => c.text('Not Found', 404))
+}

@@ -13,7 +13,7 @@ export interface VodPlaylist {
  * parseVodPlaylist('#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nseg_000.ts\n#EXT-X-ENDLIST\n')
  * ```
  */
-export const parseVodPlaylist = (text: string): VodPlaylist => {
+export function parseVodPlaylist(text: string): VodPlaylist {
   const header: string[] = []
   const segments: VodPlaylist['segments'] = []
   let duration: string | undefined
@@ -41,7 +41,9 @@ export interface LiveClock {
 }
 
 /** The live URI of segment `sequence`; the origin maps it back with {@link liveSegmentIndex}. */
-export const liveSegmentUri = (sequence: number): string => `live_${sequence}.ts`
+export function liveSegmentUri(sequence: number): string {
+  return `live_${sequence}.ts`
+}
 
 /**
  * The VOD segment a live sequence number plays (the stream loops over the VOD).
@@ -51,7 +53,7 @@ export const liveSegmentUri = (sequence: number): string => `live_${sequence}.ts
  * liveSegmentIndex('live_45.ts', 40) // 5
  * ```
  */
-export const liveSegmentIndex = (uri: string, count: number): number | undefined => {
+export function liveSegmentIndex(uri: string, count: number): number | undefined {
   const match = /^live_(\d+)\.ts$/.exec(uri)
   return match ? Number(match[1]) % count : undefined
 }
@@ -67,7 +69,7 @@ export const liveSegmentIndex = (uri: string, count: number): number | undefined
  * livePlaylist(parseVodPlaylist(vodText), { epochMs, nowMs: Date.now(), segmentSeconds: 2, windowSize: 6 })
  * ```
  */
-export const livePlaylist = (vod: VodPlaylist, clock: LiveClock): string => {
+export function livePlaylist(vod: VodPlaylist, clock: LiveClock): string {
   const count = vod.segments.length
   const newest = Math.floor((clock.nowMs - clock.epochMs) / 1000 / clock.segmentSeconds)
   const first = Math.max(0, newest - clock.windowSize + 1)

@@ -36,12 +36,12 @@ export interface OriginOptions {
  * serve({ fetch: createOrigin({ mediaDir: 'media/vod' }).fetch, port: 8090 })
  * ```
  */
-export const createOrigin = ({
+export function createOrigin({
   mediaDir,
   now = Date.now,
   liveEpochMs = now() - 60_000,
   liveWindow = 6,
-}: OriginOptions) => {
+}: OriginOptions) {
   const root = normalize(mediaDir)
   const file = async (path: string): Promise<Response> => {
     const full = normalize(join(root, path))

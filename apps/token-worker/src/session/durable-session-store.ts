@@ -22,16 +22,18 @@ export interface SessionRegistryNamespace {
  * const store = durableSessionStore(env.SESSION_REGISTRY)
  * ```
  */
-export const durableSessionStore = (registry: SessionRegistryNamespace): SessionStore => ({
-  admitNetwork: (session, network, max) =>
-    registry.getByName(`session:${session.sid}`).admit(network, max, session.exp),
-  async isRevoked({ sid, sub, iat }) {
-    const [session, viewer] = await Promise.all([
-      registry.getByName(`session:${sid}`).revokedAt(),
-      sub === undefined ? undefined : registry.getByName(`viewer:${sub}`).revokedAt(),
-    ])
-    return session !== undefined || (viewer !== undefined && iat <= viewer)
-  },
-  revokeSession: (sid, until) => registry.getByName(`session:${sid}`).revoke(0, until),
-  revokeViewer: (sub, at, until) => registry.getByName(`viewer:${sub}`).revoke(at, until),
-})
+export function durableSessionStore(registry: SessionRegistryNamespace): SessionStore {
+  return {
+    admitNetwork: (session, network, max) =>
+      registry.getByName(`session:${session.sid}`).admit(network, max, session.exp),
+    async isRevoked({ sid, sub, iat }) {
+      const [session, viewer] = await Promise.all([
+        registry.getByName(`session:${sid}`).revokedAt(),
+        sub === undefined ? undefined : registry.getByName(`viewer:${sub}`).revokedAt(),
+      ])
+      return session !== undefined || (viewer !== undefined && iat <= viewer)
+    },
+    revokeSession: (sid, until) => registry.getByName(`session:${sid}`).revoke(0, until),
+    revokeViewer: (sub, at, until) => registry.getByName(`viewer:${sub}`).revoke(at, until),
+  }
+}

@@ -15,7 +15,7 @@ import type { SessionBinding } from '../config.ts'
  * sessionNetwork('203.0.113.7', 'none')            // undefined
  * ```
  */
-export const sessionNetwork = (ip: string, binding: SessionBinding): string | undefined => {
+export function sessionNetwork(ip: string, binding: SessionBinding): string | undefined {
   if (binding === 'none') return undefined
   // viewerNetwork: IPv4 as is (mapped ones unwrapped), IPv6 as its /64
   const network = viewerNetwork(ip)

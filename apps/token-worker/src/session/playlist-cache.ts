@@ -18,17 +18,19 @@ const cacheKey = (key: string) => `https://playlists.session.invalid${key}`
  * const playlists = cacheApiPlaylists(caches.default)
  * ```
  */
-export const cacheApiPlaylists = (cache: Cache): PlaylistCache => ({
-  async get(key) {
-    const hit = await cache.match(cacheKey(key))
-    return hit?.text()
-  },
-  put: (key, text, ttlSeconds) =>
-    cache.put(
-      cacheKey(key),
-      new Response(text, { headers: { 'cache-control': `max-age=${ttlSeconds}` } }),
-    ),
-})
+export function cacheApiPlaylists(cache: Cache): PlaylistCache {
+  return {
+    async get(key) {
+      const hit = await cache.match(cacheKey(key))
+      return hit?.text()
+    },
+    put: (key, text, ttlSeconds) =>
+      cache.put(
+        cacheKey(key),
+        new Response(text, { headers: { 'cache-control': `max-age=${ttlSeconds}` } }),
+      ),
+  }
+}
 
 /**
  * A {@link PlaylistCache} in process memory, bounded by entries and bytes (oldest out first).
@@ -38,13 +40,13 @@ export const cacheApiPlaylists = (cache: Cache): PlaylistCache => ({
  * const playlists = memoryPlaylists({ maxEntries: 512, maxBytes: 32 * 1024 * 1024 })
  * ```
  */
-export const memoryPlaylists = (
+export function memoryPlaylists(
   {
     maxEntries = 512,
     maxBytes = 32 * 1024 * 1024,
   }: { maxEntries?: number; maxBytes?: number } = {},
   now: () => number = Date.now,
-): PlaylistCache & { readonly size: number } => {
+): PlaylistCache & { readonly size: number } {
   const entries = new Map<string, { text: string; until: number }>()
   let bytes = 0
   const remove = (key: string) => {
@@ -93,7 +95,7 @@ const MAX_TTL_SECONDS = 300
  * playlistTtl('no-store', 'vod')    // 0
  * ```
  */
-export const playlistTtl = (cacheControl: string | null, type: 'vod' | 'live'): number => {
+export function playlistTtl(cacheControl: string | null, type: 'vod' | 'live'): number {
   const directives = (cacheControl ?? '').toLowerCase()
   if (/(^|[\s,])(no-store|no-cache|private)([\s,=]|$)/.test(directives)) return 0
   // a shared cache's own directive first (s-maxage), else the browser's

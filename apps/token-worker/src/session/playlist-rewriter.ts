@@ -20,8 +20,8 @@ const URI_ATTRIBUTE = /([:,]\s*URI=")([^"\r\n]*)(")/g
  * // '#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI="x/key.bin"\nx/seg_0.ts\n'
  * ```
  */
-export const rewritePlaylist = (text: string, map: UriMapper): string =>
-  text
+export function rewritePlaylist(text: string, map: UriMapper): string {
+  return text
     .split(/\r?\n/)
     .map((line) => {
       if (line.startsWith('#EXT')) {
@@ -37,3 +37,4 @@ export const rewritePlaylist = (text: string, map: UriMapper): string =>
       return uri === '' ? line : map(uri)
     })
     .join('\n')
+}

@@ -50,22 +50,24 @@ export interface RefusedSession {
  * audit(JSON.stringify(issuedSession(claims, { clientIp, requestId, nowMs })))
  * ```
  */
-export const issuedSession = (
+export function issuedSession(
   claims: SessionClaims,
   { clientIp, requestId, nowMs }: { clientIp: string; requestId: string; nowMs: number },
-): IssuedSession => ({
-  event: 'session_issued',
-  time: new Date(nowMs).toISOString(),
-  video: claims.video,
-  type: claims.type,
-  session_id: claims.sid,
-  expires: claims.exp,
-  binding: claims.bind,
-  ...(claims.net !== undefined && { network: claims.net }),
-  client_ip: clientIp,
-  ...(claims.sub !== undefined && { sub: claims.sub }),
-  request_id: requestId,
-})
+): IssuedSession {
+  return {
+    event: 'session_issued',
+    time: new Date(nowMs).toISOString(),
+    video: claims.video,
+    type: claims.type,
+    session_id: claims.sid,
+    expires: claims.exp,
+    binding: claims.bind,
+    ...(claims.net !== undefined && { network: claims.net }),
+    client_ip: clientIp,
+    ...(claims.sub !== undefined && { sub: claims.sub }),
+    request_id: requestId,
+  }
+}
 
 /**
  * The audit line for a refused use of a session.
@@ -75,12 +77,14 @@ export const issuedSession = (
  * audit(JSON.stringify(refusedSession({ video, reason: 'revoked', session_id, client_ip }, { requestId, nowMs })))
  * ```
  */
-export const refusedSession = (
+export function refusedSession(
   line: Omit<RefusedSession, 'event' | 'time' | 'request_id'>,
   { requestId, nowMs }: { requestId: string; nowMs: number },
-): RefusedSession => ({
-  event: 'session_refused',
-  time: new Date(nowMs).toISOString(),
-  ...line,
-  request_id: requestId,
-})
+): RefusedSession {
+  return {
+    event: 'session_refused',
+    time: new Date(nowMs).toISOString(),
+    ...line,
+    request_id: requestId,
+  }
+}

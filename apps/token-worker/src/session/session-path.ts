@@ -26,7 +26,7 @@ export interface SessionFile {
  * sessionFile('v1/..%2Fx.ts')    // undefined
  * ```
  */
-export const sessionFile = (rest: string): SessionFile | undefined => {
+export function sessionFile(rest: string): SessionFile | undefined {
   const segments = rest.split('/')
   if (segments.length > MAX_SEGMENTS || !segments.every((segment) => SEGMENT.test(segment)))
     return undefined
@@ -42,8 +42,9 @@ export const sessionFile = (rest: string): SessionFile | undefined => {
  * videoDirectory('12345', 'demo', 'vod') // '/videos/12345_demo/'
  * ```
  */
-export const videoDirectory = (clientId: string, video: string, type: string): string =>
-  `/${streamType(type) === 'vod' ? 'videos' : 'cmaf'}/${clientId}_${video}/`
+export function videoDirectory(clientId: string, video: string, type: string): string {
+  return `/${streamType(type) === 'vod' ? 'videos' : 'cmaf'}/${clientId}_${video}/`
+}
 
 /**
  * The relative reference from the playlist at `from` to the file at `to`, both paths below the
@@ -57,7 +58,7 @@ export const videoDirectory = (clientId: string, video: string, type: string): s
  * relativeReference('master.m3u8', 'v0/index.m3u8')   // 'v0/index.m3u8'
  * ```
  */
-export const relativeReference = (from: string, to: string): string => {
+export function relativeReference(from: string, to: string): string {
   const base = from.split('/').slice(0, -1)
   const target = to.split('/')
   let shared = 0

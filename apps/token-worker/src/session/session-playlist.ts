@@ -32,7 +32,7 @@ const TOKEN_PAIR = /^[A-Za-z0-9_-]{6,}\/[1-9]\d{9,}\//
  * // '#EXTM3U\nv0/index.m3u8\n'
  * ```
  */
-export const sessionPlaylist = (text: string, origin: PlaylistOrigin): string => {
+export function sessionPlaylist(text: string, origin: PlaylistOrigin): string {
   const base = new URL(origin.upstream)
   return rewritePlaylist(text, (uri) => {
     if (SCHEME.test(uri) && !/^https?:/i.test(uri)) return uri

@@ -48,10 +48,10 @@ interface Entry {
  * const app = createTokenApp({ sessions: memorySessionStore() })
  * ```
  */
-export const memorySessionStore = (
+export function memorySessionStore(
   { capacity = 200_000 }: { capacity?: number } = {},
   now: () => number = Date.now,
-): SessionStore & { readonly size: number } => {
+): SessionStore & { readonly size: number } {
   const entries = new Map<string, Entry>()
   let swept = 0
   const nowSeconds = () => Math.floor(now() / 1000)
@@ -112,12 +112,12 @@ export const memorySessionStore = (
  * const store = cachedSessionStore(durableSessionStore(env.SESSION_REGISTRY), 1000)
  * ```
  */
-export const cachedSessionStore = (
+export function cachedSessionStore(
   store: SessionStore,
   ttlMs: number,
   now: () => number = Date.now,
   capacity = 10_000,
-): SessionStore => {
+): SessionStore {
   const admitted = new Set<string>()
   const revoked = new Map<string, { at: number; value: boolean }>()
   const bounded = <T>(collection: Set<T> | Map<T, unknown>) => {

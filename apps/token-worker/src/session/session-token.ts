@@ -42,8 +42,9 @@ const claimsSchema = v.object({
  * const url = `${origin}/s/${claims.video}/${credential}/master.m3u8`
  * ```
  */
-export const signSession = (claims: SessionClaims, secret: string): Promise<string> =>
-  sign({ ...claims }, secret, 'HS256')
+export function signSession(claims: SessionClaims, secret: string): Promise<string> {
+  return sign({ ...claims }, secret, 'HS256')
+}
 
 /** Why a credential was refused. */
 export type SessionProblem = 'invalid' | 'expired'
@@ -58,11 +59,11 @@ export type SessionProblem = 'invalid' | 'expired'
  * if ('problem' in result) fail(result.problem === 'expired' ? 410 : 403, '…')
  * ```
  */
-export const verifySession = async (
+export async function verifySession(
   credential: string,
   secret: string,
   nowSeconds: number,
-): Promise<{ claims: SessionClaims } | { problem: SessionProblem }> => {
+): Promise<{ claims: SessionClaims } | { problem: SessionProblem }> {
   const claims = await readClaims(credential, secret)
   if (claims === undefined) return { problem: 'invalid' }
   return claims.exp <= nowSeconds ? { problem: 'expired' } : { claims }
@@ -94,7 +95,7 @@ const readClaims = async (credential: string, secret: string) => {
  * const result = await sessions.verify(credential, secret, nowSeconds)
  * ```
  */
-export const verifiedSessions = (capacity = 4096) => {
+export function verifiedSessions(capacity = 4096) {
   const known = new Map<string, SessionClaims>()
   return {
     async verify(

@@ -52,7 +52,7 @@ export interface InstallOptions extends Partial<RequestRewriterOptions> {
  * installTokenRefreshWorker()
  * ```
  */
-export const installTokenRefreshWorker = (options: InstallOptions = {}): RequestRewriter => {
+export function installTokenRefreshWorker(options: InstallOptions = {}): RequestRewriter {
   const scope = globalThis as unknown as ServiceWorkerScope
   const rewriter = new RequestRewriter({
     clients: {

@@ -21,31 +21,33 @@ const STATE_URL = '/__token-refresh/state.json'
  * await store.save(entries)
  * ```
  */
-export const cacheStore = (
+export function cacheStore(
   name = 'token-refresh-state-v1',
   storage: CacheStorage = caches,
-): RecordStore => ({
-  async load() {
-    try {
-      const response = await (await storage.open(name)).match(STATE_URL)
-      const entries: unknown = await response?.json()
-      return Array.isArray(entries) ? (entries as RecordEntry[]) : []
-    } catch {
-      return []
-    }
-  },
-  async save(entries) {
-    try {
-      const body = JSON.stringify(entries)
-      await (await storage.open(name)).put(
-        STATE_URL,
-        new Response(body, { headers: { 'content-type': 'application/json' } }),
-      )
-    } catch {
-      // best effort: the pages still hold every record
-    }
-  },
-})
+): RecordStore {
+  return {
+    async load() {
+      try {
+        const response = await (await storage.open(name)).match(STATE_URL)
+        const entries: unknown = await response?.json()
+        return Array.isArray(entries) ? (entries as RecordEntry[]) : []
+      } catch {
+        return []
+      }
+    },
+    async save(entries) {
+      try {
+        const body = JSON.stringify(entries)
+        await (await storage.open(name)).put(
+          STATE_URL,
+          new Response(body, { headers: { 'content-type': 'application/json' } }),
+        )
+      } catch {
+        // best effort: the pages still hold every record
+      }
+    },
+  }
+}
 
 /**
  * A {@link RecordStore} in memory, for tests: a "restarted" worker
@@ -56,7 +58,7 @@ export const cacheStore = (
  * const store = memoryStore()
  * ```
  */
-export const memoryStore = (): RecordStore & { entries: RecordEntry[] } => {
+export function memoryStore(): RecordStore & { entries: RecordEntry[] } {
   const store = {
     entries: [] as RecordEntry[],
     load: async () => structuredClone(store.entries),

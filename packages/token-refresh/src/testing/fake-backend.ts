@@ -31,7 +31,7 @@ export interface FakeBackend {
  * await TokenRefresher.create({ getToken: backend.getToken, refreshLeadSeconds: 6 })
  * ```
  */
-export const fakeTokenBackend = (options: FakeBackendOptions): FakeBackend => {
+export function fakeTokenBackend(options: FakeBackendOptions): FakeBackend {
   const { clock, lifetime = 20, clientAheadMs = 0, sendDate = true, video = '12345_demo' } = options
   let calls = 0
   let failures = 0

@@ -24,7 +24,7 @@ const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
  * await time.advance(60_000)
  * ```
  */
-export const fakeTime = (start = Date.UTC(2026, 10, 22, 12)): FakeTime => {
+export function fakeTime(start = Date.UTC(2026, 10, 22, 12)): FakeTime {
   let now = start
   let sequence = 0
   const queue = new Map<number, { at: number; callback: () => void }>()

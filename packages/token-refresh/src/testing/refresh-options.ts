@@ -11,17 +11,19 @@ import type { FakeTime } from './fake-time.ts'
  * const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
  * ```
  */
-export const testRefreshOptions = (
+export function testRefreshOptions(
   time: FakeTime,
   getToken: () => Promise<TokenRecord>,
-): TokenRefreshOptions => ({
-  getToken,
-  refreshLeadSeconds: 6,
-  // exact timing (refresh at the lead time) and no sharing with other tests' refreshers
-  refreshSpreadSeconds: 0,
-  peers: null,
-  clock: time.clock,
-  timers: time.timers,
-  visibility: null,
-  onError: () => undefined,
-})
+): TokenRefreshOptions {
+  return {
+    getToken,
+    refreshLeadSeconds: 6,
+    // exact timing (refresh at the lead time) and no sharing with other tests' refreshers
+    refreshSpreadSeconds: 0,
+    peers: null,
+    clock: time.clock,
+    timers: time.timers,
+    visibility: null,
+    onError: () => undefined,
+  }
+}
