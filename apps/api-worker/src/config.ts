@@ -1,3 +1,4 @@
+import { ConfigError, perEnvironment, readVariable, type VariableRule } from '@proj/signing/config'
 import type { ApiBindings } from './env.ts'
 import { ApiError } from './errors.ts'
 
@@ -17,20 +18,52 @@ export interface ApiConfig {
 /** The seed of the generated data when `SEED` is not set. */
 export const DEFAULT_SEED = 42
 
-const misconfigured = (variable: string, expected: string) =>
-  new ApiError(500, `Emulator misconfigured: ${variable} ${expected}`)
+/** The rule of each variable read from the bindings (`@proj/signing/config`'s idiom). */
+const RULES = {
+  EMULATOR_ADMIN: [
+    (text) => (text === 'true' || text === 'false' ? text : undefined),
+    'must be "true" or "false".',
+  ],
+  SEED: [wholeNumber, 'must be a whole number.'],
+  TASK_STEP_MS: [wholeNumber, 'must be a whole number.'],
+  DNS_RATE_LIMIT: [
+    (text) => {
+      const rate = /^(\d+)\/(\d+)s$/.exec(text)
+      const [limit, seconds] = [Number(rate?.[1]), Number(rate?.[2])]
+      return limit >= 1 && seconds >= 1 ? { limit, windowMs: seconds * 1000 } : undefined
+    },
+    'must be <requests>/<seconds>s, e.g. 10/10s.',
+  ],
+} satisfies Record<string, VariableRule<unknown>>
 
-const list = (text: string | undefined) =>
-  (text ?? '')
+function wholeNumber(text: string): number | undefined {
+  return /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined
+}
+
+function list(text: string | undefined): string[] {
+  return (text ?? '')
     .split(',')
     .map((key) => key.trim())
     .filter(Boolean)
+}
 
-const wholeNumber = (variable: string, text: string | undefined, fallback: number): number => {
-  if (!text) return fallback
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
-    throw misconfigured(variable, 'must be a whole number.')
-  return Number(text)
+type Rules = typeof RULES
+/** What the rule of `K` parses to. */
+type Value<K extends keyof Rules> = Rules[K] extends VariableRule<infer T> ? T : never
+
+/** One variable through its rule, as the emulator reports a bad one: a 500 naming it. */
+function read<K extends keyof Rules>(env: ApiBindings, variable: K): Value<K> | undefined {
+  const bindings = env as unknown as Readonly<Record<string, string | undefined>>
+  try {
+    return readVariable(bindings, variable, RULES[variable] as VariableRule<Value<K>>)
+  } catch (error) {
+    if (error instanceof ConfigError) throw misconfigured(error.detail)
+    throw error
+  }
+}
+
+function misconfigured(detail: string): ApiError {
+  return new ApiError(500, `Emulator misconfigured: ${detail}`)
 }
 
 /**
@@ -43,29 +76,23 @@ const wholeNumber = (variable: string, text: string | undefined, fallback: numbe
  * ```
  */
 export function parseApiConfig(env: ApiBindings): ApiConfig {
-  const admin = env.EMULATOR_ADMIN ?? ''
-  if (!['true', 'false', ''].includes(admin))
-    throw misconfigured('EMULATOR_ADMIN', 'must be "true" or "false".')
-  const rate = /^(\d+)\/(\d+)s$/.exec(env.DNS_RATE_LIMIT || '10/10s')
-  if (!rate || Number(rate[1]) < 1 || Number(rate[2]) < 1)
-    throw misconfigured('DNS_RATE_LIMIT', 'must be <requests>/<seconds>s, e.g. 10/10s.')
   const clientKeys = list(env.API_KEYS)
   const resellerKeys = list(env.RESELLER_API_KEYS)
+  const dnsRateLimit = read(env, 'DNS_RATE_LIMIT') ?? { limit: 10, windowMs: 10_000 }
+  const admin = read(env, 'EMULATOR_ADMIN') === 'true'
   if (!clientKeys.length && !resellerKeys.length)
-    throw misconfigured('API_KEYS', 'and RESELLER_API_KEYS are both empty.')
+    throw misconfigured('API_KEYS and RESELLER_API_KEYS are both empty.')
   return {
     clientKeys,
     resellerKeys,
     jwtSecret: env.JWT_SECRET || undefined,
-    admin: admin === 'true',
-    seed: wholeNumber('SEED', env.SEED, DEFAULT_SEED),
-    taskStepMs: wholeNumber('TASK_STEP_MS', env.TASK_STEP_MS, 1500),
-    dnsRateLimit: { limit: Number(rate[1]), windowMs: Number(rate[2]) * 1000 },
+    admin,
+    seed: read(env, 'SEED') ?? DEFAULT_SEED,
+    taskStepMs: read(env, 'TASK_STEP_MS') ?? 1500,
+    dnsRateLimit,
     stateName: env.STATE_NAME || 'emulator',
   }
 }
-
-const cache = new WeakMap<ApiBindings, ApiConfig>()
 
 /**
  * {@link parseApiConfig}, once per bindings object (Workers pass the same `env` to every request).
@@ -75,11 +102,4 @@ const cache = new WeakMap<ApiBindings, ApiConfig>()
  * const { dnsRateLimit } = apiConfig(c.env)
  * ```
  */
-export function apiConfig(env: ApiBindings): ApiConfig {
-  let config = cache.get(env)
-  if (!config) {
-    config = parseApiConfig(env)
-    cache.set(env, config)
-  }
-  return config
-}
+export const apiConfig: (env: ApiBindings) => ApiConfig = perEnvironment(parseApiConfig)

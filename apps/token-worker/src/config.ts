@@ -1,5 +1,10 @@
 import { DEFAULT_IP_HEADERS, type SigningConfig } from '@proj/signing'
-import { ConfigError, parseSigningConfig, type SigningVariable } from '@proj/signing/config'
+import {
+  ConfigError,
+  parseSigningConfig,
+  perEnvironment,
+  type SigningVariable,
+} from '@proj/signing/config'
 import type { AsymmetricAlgorithm, SymmetricAlgorithm } from 'hono/utils/jwt/jwa'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
 import * as v from 'valibot'
@@ -356,8 +361,6 @@ export function parseConfig(env: TokenWorkerEnv): TokenWorkerConfig {
   }
 }
 
-const cache = new WeakMap<object, TokenWorkerConfig>()
-
 /**
  * {@link parseConfig}, memoised per environment object: Workers pass the same `env` to every
  * request of an isolate, so the work is done once.
@@ -367,11 +370,4 @@ const cache = new WeakMap<object, TokenWorkerConfig>()
  * app.use(async (c, next) => { c.set('config', loadConfig(c.env)); await next() })
  * ```
  */
-export function loadConfig(env: TokenWorkerEnv): TokenWorkerConfig {
-  let config = cache.get(env)
-  if (config === undefined) {
-    config = parseConfig(env)
-    cache.set(env, config)
-  }
-  return config
-}
+export const loadConfig: (env: TokenWorkerEnv) => TokenWorkerConfig = perEnvironment(parseConfig)

@@ -46,8 +46,62 @@ const IPV6_HOST = /^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/
 const isHost = (text: string) => HOST.test(text) || IPV6_HOST.test(text)
 const HOST_RULE = 'must be a host name, optionally with :port'
 
-/** `[parse or undefined when invalid, what is expected]` per variable. */
-const RULES: { [K in SigningVariable]: [(text: string) => unknown, string] } = {
+/**
+ * How one variable is read: `[parse, expected]`, where `parse` turns the text into the value or
+ * `undefined` when it is invalid, and `expected` says what it must be (the error's words).
+ */
+export type VariableRule<T> = readonly [parse: (text: string) => T | undefined, expected: string]
+
+/**
+ * Reads one variable through its rule; `undefined` when it is not set (an empty string counts as
+ * not set: wrangler and shells both produce it). Every configuration here is a table of rules
+ * read by this function (the signing variables below, the API emulator's).
+ *
+ * @throws {ConfigError} when it is set and invalid, or missing and `required`.
+ * @example
+ * ```ts
+ * readVariable(env, 'SEED', [(t) => (/^\d+$/.test(t) ? Number(t) : undefined), 'must be a whole number'])
+ * ```
+ */
+export function readVariable<T>(
+  env: Readonly<Record<string, string | undefined>>,
+  variable: string,
+  [parse, expected]: VariableRule<T>,
+  { required = false }: { required?: boolean } = {},
+): T | undefined {
+  const raw = env[variable] || undefined
+  if (raw === undefined) {
+    if (required) throw new ConfigError(variable, `is required: it ${expected}`)
+    return undefined
+  }
+  const value = parse(raw)
+  if (value === undefined) throw new ConfigError(variable, expected)
+  return value
+}
+
+/**
+ * `parse`, run once per environment object: Workers pass the same `env` to every request of an
+ * isolate, so a configuration is validated once, not per request.
+ *
+ * @example
+ * ```ts
+ * export const loadConfig = perEnvironment(parseConfig)
+ * ```
+ */
+export function perEnvironment<E extends object, C>(parse: (env: E) => C): (env: E) => C {
+  const parsed = new WeakMap<E, C>()
+  return function configOf(env) {
+    let config = parsed.get(env)
+    if (config === undefined) {
+      config = parse(env)
+      parsed.set(env, config)
+    }
+    return config
+  }
+}
+
+/** The rule of each signing variable. */
+const RULES: { [K in SigningVariable]: VariableRule<unknown> } = {
   CLIENT_ID: [
     (text) => (/^\d{1,20}$/.test(text) ? text : undefined),
     'must be the numeric account ID',
@@ -79,17 +133,9 @@ const RULES: { [K in SigningVariable]: [(text: string) => unknown, string] } = {
 export function signingVariable(
   env: SigningEnv,
   variable: SigningVariable,
-  { required = false }: { required?: boolean } = {},
+  options: { required?: boolean } = {},
 ): string | number | undefined {
-  const raw = env[variable] || undefined
-  const [parse, expected] = RULES[variable]
-  if (raw === undefined) {
-    if (required) throw new ConfigError(variable, `is required: it ${expected}`)
-    return undefined
-  }
-  const value = parse(raw)
-  if (value === undefined) throw new ConfigError(variable, expected)
-  return value as string | number
+  return readVariable(env, variable, RULES[variable], options) as string | number | undefined
 }
 
 /**
