@@ -1,5 +1,6 @@
 import { findTokenPair } from '@proj/signing/url'
 import { retryAfterOf, serverDateOf } from './fetch-token.ts'
+import { HeldRequests, waitAtMost } from './held-requests.ts'
 import { TokenRejectedError } from './recovery.ts'
 import {
   backoffDelay,
@@ -76,8 +77,8 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   #timerDueAt = 0
   /** Client time of the last request of this video (rewrite, prepare, recover): playback needs tokens. */
   #lastDemandAt = Number.NEGATIVE_INFINITY
-  /** Releases requests held for a new record while the token is expired (an outage). */
-  #heldRequests = new Set<() => void>()
+  /** Requests waiting for a new record while the token is expired (an outage). */
+  readonly #held = new HeldRequests()
   #leavePeers: (() => void) | undefined
   #destroyed = false
   #onVisible = () => {
@@ -237,21 +238,11 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   async prepare(url: string): Promise<string> {
     const pending = this.#refreshIfStale()
     if (this.expired && !this.#destroyed && this.owns(url)) {
-      // An outage longer than the token's life: a request with the expired token would only be
-      // refused (and burn the player's retries), so it waits for the next record (bounded).
+      // the expired token would only be refused: wait for the next record (bounded)
       this.#demand()
-      let release: (() => void) | undefined
-      const arrived = new Promise<void>((resolve) => {
-        release = resolve
-        this.#heldRequests.add(resolve)
-      })
-      await this.#until(arrived, this.#settings.maxOutageWaitMs)
-      if (release) this.#heldRequests.delete(release)
+      await this.#held.hold(this.#settings.maxOutageWaitMs, this.#settings.timers)
     } else if (pending) {
-      await this.#until(
-        pending.catch(() => undefined),
-        this.#settings.maxWaitMs,
-      )
+      await waitAtMost(pending, this.#settings.maxWaitMs, this.#settings.timers)
     }
     return this.#rewrite(url) ?? url
   }
@@ -342,7 +333,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     this.refreshCount++
     this.#settings.onTokenRefreshed?.(record)
     this.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
-    this.#releaseHeldRequests()
+    this.#held.releaseAll()
     this.#schedule()
   }
 
@@ -404,7 +395,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   }
 
   #backoff(): number {
-    const waiting = playbackWaiting(this.#clock.now(), this.#lastDemandAt, this.#heldRequests.size)
+    const waiting = playbackWaiting(this.#clock.now(), this.#lastDemandAt, this.#held.size)
     const { retry, random } = this.#settings
     return backoffDelay(this.#failures, this.#remainingMs(), waiting, retry, random)
   }
@@ -418,7 +409,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   /** Stops every timer and listener; later refreshes and events are dropped. */
   destroy(): void {
     this.#destroyed = true
-    this.#releaseHeldRequests()
+    this.#held.releaseAll()
     this.#leavePeers?.()
     this.#leavePeers = undefined
     if (this.#timer !== undefined) this.#settings.timers.clear(this.#timer)
@@ -431,23 +422,5 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     if (onError) onError(error)
     else console.warn('[token-refresh] refresh failed', error)
     this.dispatchEvent(new CustomEvent('error', { detail: error }))
-  }
-
-  /** Lets every request held for a new record go (it arrived, or the refresher is gone). */
-  #releaseHeldRequests(): void {
-    for (const release of this.#heldRequests) release()
-    this.#heldRequests.clear()
-  }
-
-  /** Waits for `promise`, at most `ms`. */
-  async #until(promise: Promise<unknown>, ms: number): Promise<void> {
-    let timer: TimerHandle | undefined
-    await Promise.race([
-      promise,
-      new Promise((resolve) => {
-        timer = this.#settings.timers.set(() => resolve(undefined), ms)
-      }),
-    ])
-    if (timer !== undefined) this.#settings.timers.clear(timer)
   }
 }
