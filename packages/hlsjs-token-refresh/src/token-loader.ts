@@ -26,11 +26,11 @@ type BaseLoaderClass = new (config: HlsConfig) => BaseLoader
  * const hls = new Hls({ loader: tokenLoader(refresher) })
  * ```
  */
-export const tokenLoader = (
+export function tokenLoader(
   refresher: TokenRefresher,
   Base: BaseLoaderClass = Hls.DefaultConfig.loader as unknown as BaseLoaderClass,
-): typeof Hls.DefaultConfig.loader =>
-  class TokenLoader extends Base {
+): typeof Hls.DefaultConfig.loader {
+  return class TokenLoader extends Base {
     // Bumped by every abort/retry/destroy, so a rewrite that finishes late is dropped.
     #attempt = 0
 
@@ -73,3 +73,4 @@ export const tokenLoader = (
       super.abortInternal()
     }
   } as unknown as typeof Hls.DefaultConfig.loader
+}

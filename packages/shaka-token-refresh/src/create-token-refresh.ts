@@ -40,9 +40,7 @@ export interface ShakaTokenRefresh {
  * await player.load(refresh.url)
  * ```
  */
-export const createTokenRefresh = async (
-  options: TokenRefreshOptions,
-): Promise<ShakaTokenRefresh> => {
+export async function createTokenRefresh(options: TokenRefreshOptions): Promise<ShakaTokenRefresh> {
   const refresher = await TokenRefresher.create(options)
   const requestFilter = tokenRequestFilter(refresher)
   const detachers: (() => void)[] = []

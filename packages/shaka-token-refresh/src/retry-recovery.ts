@@ -35,7 +35,7 @@ export interface TokenRecovery {
  * engine.registerResponseFilter(recovery.onResponse)
  * ```
  */
-export const tokenRecovery = (refresher: TokenRefresher): TokenRecovery => {
+export function tokenRecovery(refresher: TokenRefresher): TokenRecovery {
   const rejections = new Map<string, number>()
   return {
     onRetry(event) {

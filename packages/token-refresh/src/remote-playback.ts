@@ -17,7 +17,7 @@ const HLS_TYPE = 'application/x-mpegURL'
  * const withdraw = offerRemotePlayback(video, session_url)
  * ```
  */
-export const offerRemotePlayback = (video: HTMLMediaElement, sessionUrl: string): (() => void) => {
+export function offerRemotePlayback(video: HTMLMediaElement, sessionUrl: string): () => void {
   const source = video.ownerDocument.createElement('source')
   source.src = sessionUrl
   source.type = HLS_TYPE

@@ -45,7 +45,7 @@ const INT64_MAX = 2n ** 63n - 1n
  * stored IDs (all far below it) and for offsets (far past every list).
  * @example `limit: integer({ min: 1, max: 1000 }).optional()`
  */
-export const integer = ({ min, max }: { min?: number; max?: number } = {}) => {
+export function integer({ min, max }: { min?: number; max?: number } = {}) {
   const low = min === undefined ? INT64_MIN : BigInt(min)
   const high = max === undefined ? INT64_MAX : BigInt(max)
   return z

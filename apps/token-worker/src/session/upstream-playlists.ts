@@ -18,7 +18,7 @@ const MAX_PLAYLIST_BYTES = 8 * 1024 * 1024
  * const text = await upstream.get('/videos/12345_demo/master.m3u8', 'vod', () => signedUrl)
  * ```
  */
-export const upstreamPlaylists = (cache: PlaylistCache, fetcher: typeof fetch = fetch) => {
+export function upstreamPlaylists(cache: PlaylistCache, fetcher: typeof fetch = fetch) {
   const inFlight = new Map<string, Promise<string>>()
   const load = async (key: string, type: 'vod' | 'live', url: string): Promise<string> => {
     let response: Response

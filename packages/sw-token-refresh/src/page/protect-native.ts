@@ -65,11 +65,11 @@ export interface NativeProtection {
  * protection.mode // 'service-worker' or 'swap'
  * ```
  */
-export const protectNativePlayback = async (
+export async function protectNativePlayback(
   video: HTMLMediaElement,
   refresher: TokenRefresher,
   options: NativeProtectionOptions = {},
-): Promise<NativeProtection> => {
+): Promise<NativeProtection> {
   const { mode = 'auto', setSource = true, getSessionUrl } = options
   if (mode === 'session' || (mode === 'auto' && getSessionUrl && !options.worker)) {
     if (!getSessionUrl) throw new Error('mode "session" needs getSessionUrl')

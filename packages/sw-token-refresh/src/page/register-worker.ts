@@ -46,9 +46,9 @@ const controlled = (container: WorkerContainer, timeoutMs: number) =>
  * const protection = await protectNativePlayback(video, refresher, { worker })
  * ```
  */
-export const registerTokenRefreshWorker = (
+export function registerTokenRefreshWorker(
   options: RegisterOptions = {},
-): Promise<TokenRefreshWorker> => {
+): Promise<TokenRefreshWorker> {
   const container =
     options.container ?? (typeof navigator === 'undefined' ? undefined : navigator.serviceWorker)
   if (!container)

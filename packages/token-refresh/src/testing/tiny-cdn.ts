@@ -17,7 +17,7 @@ export interface Hit {
  * VOD with an AES key. Node only (node:http). The independent validator, nginx, is exercised by
  * the e2e suite.
  */
-export const tinyCdn = async (clock: Clock) => {
+export async function tinyCdn(clock: Clock) {
   const book = tokenBook(clock)
   const once = new Map<string, number>()
   const hits: Hit[] = []
