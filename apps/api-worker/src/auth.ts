@@ -1,5 +1,5 @@
+import type { Context, Next } from 'hono'
 import { verify } from 'hono/jwt'
-import type { MiddlewareHandler } from 'hono/types'
 import { apiConfig } from './config.ts'
 import { DEV_CLIENT_ID, RESELLER_ID } from './data/accounts.ts'
 import type { ApiBindings, ApiEnv, Principal } from './env.ts'
@@ -73,7 +73,7 @@ export async function verifySession(
  * app.use(authenticate)
  * ```
  */
-export const authenticate: MiddlewareHandler<ApiEnv> = async (c, next) => {
+export async function authenticate(c: Context<ApiEnv>, next: Next): Promise<Response | void> {
   if (PUBLIC.has(c.req.path) || c.req.path.startsWith('/__admin')) return next()
   const header = c.req.header('authorization')
   if (!header) throw new ApiError(401, 'Authentication credentials were not provided.')
@@ -121,7 +121,7 @@ export const authenticate: MiddlewareHandler<ApiEnv> = async (c, next) => {
  * cloud.use('/reseller/*', requireReseller)
  * ```
  */
-export const requireReseller: MiddlewareHandler<ApiEnv> = async (c, next) => {
+export async function requireReseller(c: Context<ApiEnv>, next: Next): Promise<Response | void> {
   if (c.get('principal').kind !== 'reseller') {
     throw new ApiError(
       403,

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono/types'
+import type { Context, Next } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { apiConfig } from './config.ts'
 import type { ApiEnv } from './env.ts'
@@ -63,7 +63,7 @@ export function parsePrefer(header: string | undefined): Preference {
  * curl -H 'Authorization: APIKey dev-client-key' -H 'Prefer: code=503' http://127.0.0.1:8788/waap/v1/domains
  * ```
  */
-export const preferScenario: MiddlewareHandler<ApiEnv> = async (c, next) => {
+export async function preferScenario(c: Context<ApiEnv>, next: Next): Promise<Response | void> {
   if (!adminEnabled(c.env)) return next()
   const { code, delay } = parsePrefer(c.req.header('prefer'))
   if (delay) await new Promise((resolve) => setTimeout(resolve, delay))
@@ -91,7 +91,7 @@ export const preferScenario: MiddlewareHandler<ApiEnv> = async (c, next) => {
  * app.use(journal)
  * ```
  */
-export const journal: MiddlewareHandler<ApiEnv> = async (c, next) => {
+export async function journal(c: Context<ApiEnv>, next: Next): Promise<Response | void> {
   const started = Date.now()
   await next()
   if (!adminEnabled(c.env) || c.req.path.startsWith('/__admin')) return

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono/types'
+import type { Context, Next } from 'hono'
 import { apiConfig } from '../config.ts'
 import { datasetFor } from '../data/dataset.ts'
 import type { ApiBindings, ApiEnv } from '../env.ts'
@@ -28,7 +28,7 @@ export function defaultSeed(env: ApiBindings): number {
  * app.use(loadDataset)
  * ```
  */
-export const loadDataset: MiddlewareHandler<ApiEnv> = async (c, next) => {
+export async function loadDataset(c: Context<ApiEnv>, next: Next): Promise<Response | void> {
   c.set('data', datasetFor(await stateOf(c.env).generation(defaultSeed(c.env))))
   await next()
 }
