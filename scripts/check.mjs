@@ -37,15 +37,23 @@ const steps = [
 ]
 
 resetReports()
+const started = Date.now()
+const times = []
 for (const [name, args, env] of steps) {
   console.log(`\n[check] ${name}: pnpm ${args.join(' ')}`)
   if (name === 'e2e' && !ensureSystemDeps()) process.exit(1)
+  const at = Date.now()
   // under `npm test` the bootstrap (run.mjs) has put the pinned pnpm first on PATH
   const status =
     spawnSync('pnpm', args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1
+  times.push(`${name} ${((Date.now() - at) / 60_000).toFixed(1)}`)
   if (status !== 0) {
     console.error(`[check] ${name} failed`)
     process.exit(status)
   }
 }
+// where the time went (BENCHMARKS.md keeps the figures of fresh-clone runs)
+console.log(
+  `\n[check] minutes: ${times.join(', ')}; all ${((Date.now() - started) / 60_000).toFixed(1)}`,
+)
 process.exit(summarize() ? 0 : 1)
