@@ -6,10 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { dirname, join } from 'node:path'
 
 /** The repository root (bench/ is one of its workspace folders). */
-export const root = join(import.meta.dirname, '..')
-
-/** Scratch space of the benchmarks (builds, logs, quick-mode copies): `.tmp/bench/`. */
-export const scratch = join(root, '.tmp', 'bench')
+const root = join(import.meta.dirname, '..')
 
 /** True in the test command's quick mode. */
 export const quick = process.env.BENCH_QUICK === '1'
@@ -25,7 +22,7 @@ export const quick = process.env.BENCH_QUICK === '1'
 export function target(): string {
   const committed = join(root, 'BENCHMARKS.md')
   if (!quick) return committed
-  const copy = join(scratch, 'BENCHMARKS.md')
+  const copy = join(root, '.tmp', 'bench', 'BENCHMARKS.md')
   if (!existsSync(copy)) {
     mkdirSync(dirname(copy), { recursive: true })
     copyFileSync(committed, copy)

@@ -6,11 +6,11 @@
 //   relative import leaves its folder (`../../scripts/…`, `../../apps/…`), so the layering of the
 //   manifests is the layering of the code.
 import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, relative, resolve, sep } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
+import { codeFiles } from './code-files.mjs'
 
 const root = join(import.meta.dirname, '..')
 const KINDS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']
-const CODE = /\.(?:[cm]?[jt]s|tsx)$/
 // `from '…'`, `import '…'`, `import('…')`, `export … from '…'`
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g
 
@@ -32,14 +32,6 @@ function workspaces() {
   })
 }
 
-/** The code files of a workspace (no dependencies, no build output). */
-function codeFiles(folder) {
-  return readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && CODE.test(entry.name) && !entry.name.endsWith('.d.ts'))
-    .map((entry) => relative(root, join(entry.parentPath, entry.name)))
-    .filter((path) => !path.split(sep).some((part) => part === 'node_modules' || part === 'dist'))
-}
-
 const all = workspaces()
 const layerOf = new Map(all.map(({ manifest, layer }) => [manifest.name, layer]))
 const violations = []
@@ -52,7 +44,7 @@ for (const { folder, layer, manifest } of all) {
     if ((layer === 'packages' || layer === 'apps') && ['e2e', 'bench', 'stack'].includes(target))
       violations.push(`${folder}/package.json: product code depends on ${name} (${target})`)
   }
-  for (const file of codeFiles(folder)) {
+  for (const file of codeFiles(root, folder)) {
     const text = readFileSync(join(root, file), 'utf8')
     for (const [, specifier] of text.matchAll(SPECIFIER)) {
       if (specifier.startsWith('.')) {

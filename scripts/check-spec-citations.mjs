@@ -2,12 +2,12 @@
 // Every "spec N.N" a comment cites must be a section of docs/protocol.md (a heading such as
 // "### 2.7 Billing addendums", or inside a range such as "## 4.1–4.13 …"): a comment that cites
 // a section nobody can open points nowhere.
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative, sep } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { codeFiles } from './code-files.mjs'
 
 const root = join(import.meta.dirname, '..')
 const FOLDERS = ['packages', 'apps', 'e2e', 'bench', 'stack', 'scripts']
-const CODE = /\.(?:[cm]?[jt]s|tsx)$/
 const CITATION = /\bspec (\d+(?:\.\d+)?)/g
 
 const headings = readFileSync(join(root, 'docs', 'protocol.md'), 'utf8')
@@ -26,17 +26,9 @@ const covers = (section) =>
 
 const missing = []
 for (const folder of FOLDERS) {
-  for (const entry of readdirSync(join(root, folder), { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name)
-    if (!entry.isFile() || !CODE.test(entry.name)) continue
-    if (
-      relative(root, path)
-        .split(sep)
-        .some((part) => part === 'node_modules' || part === 'dist')
-    )
-      continue
-    for (const [, section] of readFileSync(path, 'utf8').matchAll(CITATION))
-      if (!covers(section)) missing.push(`${relative(root, path)}: spec ${section}`)
+  for (const path of codeFiles(root, folder)) {
+    for (const [, section] of readFileSync(join(root, path), 'utf8').matchAll(CITATION))
+      if (!covers(section)) missing.push(`${path}: spec ${section}`)
   }
 }
 if (missing.length) {

@@ -8,6 +8,7 @@ export {
   type Service,
   shellLine,
   tokenWorker,
+  viteBuildAndPreview,
   WRANGLER_ENV,
   wranglerDev,
 } from './services.ts'

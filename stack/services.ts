@@ -146,19 +146,33 @@ export function cdnEmulator(
  * ```
  */
 export function demo(at: { port: number; build: boolean }): Service {
-  const vite = binCommand('apps/demo', 'vite', 'bin/vite.js')
   const url = `http://127.0.0.1:${at.port}/`
   return {
     name: 'demo',
     cwd: 'apps/demo',
     command: at.build
-      ? ['sh', '-c', `${shellLine([...vite, 'build'])} && exec ${shellLine([...vite, 'preview'])}`]
-      : [...vite, '--clearScreen', 'false'],
+      ? viteBuildAndPreview('apps/demo')
+      : [...binCommand('apps/demo', 'vite', 'bin/vite.js'), '--clearScreen', 'false'],
     env: { DEMO_PORT: String(at.port) },
     readyUrl: url,
     tryUrl: url,
     example: `open ${url}?expire=20&lead=6 (all five players, token countdowns, "play anywhere")`,
   }
+}
+
+/**
+ * A page as production serves it: `vite build`, then `vite preview` of the build (the process
+ * that stays), both with `args` (e.g. `--config`), in the workspace folder `cwd`.
+ *
+ * @example
+ * ```ts
+ * viteBuildAndPreview('bench', ['--config', 'playback/vite.config.ts'])
+ * ```
+ */
+export function viteBuildAndPreview(cwd: string, args: readonly string[] = []): string[] {
+  const vite = binCommand(cwd, 'vite', 'bin/vite.js')
+  const build = shellLine([...vite, 'build', ...args])
+  return ['sh', '-c', `${build} && exec ${shellLine([...vite, 'preview', ...args])}`]
 }
 
 /**

@@ -1,24 +1,14 @@
-import { fileURLToPath } from 'node:url'
 import { defineConfig } from '@playwright/test'
 import { chromiumUse } from '@proj/e2e/browser'
 import { e2eStack, webServers } from '@proj/e2e/stack'
-import { type Service, shellLine } from '@proj/stack'
+import { type Service, viteBuildAndPreview } from '@proj/stack'
 import { PAGE_PORT } from './page.ts'
-
-const vite = [
-  process.execPath,
-  fileURLToPath(new URL('bin/vite.js', import.meta.resolve('vite/package.json'))),
-]
 
 /** The benchmark's one-player page: a production build (like the demo's), served by vite preview. */
 const benchPage: Service = {
   name: 'bench-page',
-  cwd: 'bench/playback',
-  command: [
-    'sh',
-    '-c',
-    `${shellLine([...vite, 'build'])} && exec ${shellLine([...vite, 'preview'])}`,
-  ],
+  cwd: 'bench',
+  command: viteBuildAndPreview('bench', ['--config', 'playback/vite.config.ts']),
   env: {},
   readyUrl: `http://127.0.0.1:${PAGE_PORT}/`,
 }

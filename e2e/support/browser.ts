@@ -15,7 +15,7 @@ export function chromiumUse(): NonNullable<PlaywrightTestConfig['use']> {
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
   if (!existsSync(executablePath))
     throw new Error(
-      `e2e: no Chromium at ${executablePath}. Install it with "apt-get install -y chromium nginx-light" (what .ci/run does) or set CHROMIUM_PATH.`,
+      `e2e: no Chromium at ${executablePath}. Install it with "apt-get install -y chromium nginx-light" (npm test does it when it can) or set CHROMIUM_PATH.`,
     )
   return {
     browserName: 'chromium',
