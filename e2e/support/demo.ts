@@ -1,5 +1,6 @@
-import { test as base, expect, type Page } from '@playwright/test'
+import { expect, type Page } from '@playwright/test'
 import { type DemoQuery, demoSearch, type PlayerName } from '@proj/demo/config'
+import { test as base } from './browser-witness.ts'
 import { type Cdn, PORTS, tokenUrl } from './stack.ts'
 import { recordWatch } from './watches.ts'
 
@@ -259,7 +260,10 @@ export async function watchPlayback(
   return { advanced, longestStallMs }
 }
 
-/** The demo page fixture: a traffic log, attached to the report with the player state on failure. */
+/**
+ * The demo page fixture: a traffic log, attached to the report with the player state on failure;
+ * on the browser witness's test (`browser-witness.ts`), so a closed page also names its cause.
+ */
 export const test = base.extend<{ traffic: TrafficLog; player: PlayerName }>({
   player: ['hlsjs', { option: true }],
   traffic: async ({ page }, use, testInfo) => {

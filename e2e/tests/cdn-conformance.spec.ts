@@ -1,7 +1,7 @@
 // The emulator answers exactly like nginx (the independent validator) on the same URLs.
 
-import { expect, test } from '@playwright/test'
 import { signToken } from '@proj/signing'
+import { expect, test } from '../support/browser-witness.ts'
 import { CLIENT_ID, PORTS, SECRET } from '../support/stack.ts'
 
 const now = Math.floor(Date.now() / 1000)

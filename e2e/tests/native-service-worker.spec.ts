@@ -61,13 +61,16 @@ test('native + service worker: the browser stops the worker twice, playback goes
   const cdp = await page.context().newCDPSession(page)
   await cdp.send('ServiceWorker.enable')
   const stops: number[] = []
-  const watching = watchPlayback(page, native, 45_000)
-  for (const delay of [8000, 17_000]) {
-    await page.waitForTimeout(delay)
-    await cdp.send('ServiceWorker.stopAllWorkers')
-    stops.push(Date.now())
+  const stopTwice = async () => {
+    for (const delay of [8000, 17_000]) {
+      await page.waitForTimeout(delay)
+      await cdp.send('ServiceWorker.stopAllWorkers')
+      stops.push(Date.now())
+    }
   }
-  const run = await watching
+  // watched and stopped side by side, awaited together: a watch that fails fails the test with
+  // its own error at once, not unobserved behind the loop's wait and then as "page closed"
+  const [run] = await Promise.all([watchPlayback(page, native, 45_000), stopTwice()])
   expect(run.advanced).toBeGreaterThan(38)
   expect(run.longestStallMs).toBeLessThanOrEqual(1000)
   clean(traffic)

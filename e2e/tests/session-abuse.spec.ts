@@ -1,7 +1,7 @@
 // Hostile use of sessions against the running stack (wrangler dev, the real CDN): raw request
 // lines that no fetch() would send, a session passed around networks, forged credentials.
 import { connect } from 'node:net'
-import { expect, test } from '@playwright/test'
+import { expect, test } from '../support/browser-witness.ts'
 import { sessionUrl, uniqueVideo } from '../support/hls-clients.ts'
 import { PORTS } from '../support/stack.ts'
 

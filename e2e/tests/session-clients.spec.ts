@@ -2,7 +2,7 @@
 // time, play a session URL to the end while every CDN URL they are given lives 10 s; the same
 // clients on a plain 10-s token fail. Judged by what they read (ffprobe) and by nginx's log,
 // never by exit codes (both skip what they cannot open and still exit 0).
-import { expect, test } from '@playwright/test'
+import { expect, test } from '../support/browser-witness.ts'
 import { cdnRequests } from '../support/cdn-log.ts'
 import {
   type ClientRun,
