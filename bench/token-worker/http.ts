@@ -11,8 +11,9 @@ const here = import.meta.dirname
 const env = {
   CLIENT_ID: '12345',
   SECRET_KEY: 'bench-secret',
-  CDN_DOMAIN: 'cdn.example.com',
-  CDN_DOMAIN_IP: 'cdn-ip.example.com',
+  CDN_DOMAIN: 'cdn.bench.test',
+  CDN_DOMAIN_IP: 'cdn-ip.bench.test',
+  AUTH_MODE: 'none',
 }
 
 const start = (entry: string, port: number) => startNodeServer(entry, port, env)

@@ -1,5 +1,5 @@
 import { nodeMd5Digest } from '@proj/signing/node'
-import { createTokenApp } from '@proj/token-worker'
+import { createTokenApp } from '@proj/token-backend'
 import { Hono } from 'hono'
 import { median, quick, report, stamp, table } from '../report.ts'
 
@@ -11,8 +11,9 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (quick ? 2000 : 20_000))
 const env = {
   CLIENT_ID: '12345',
   SECRET_KEY: 'bench-secret',
-  CDN_DOMAIN: 'cdn.example.com',
-  CDN_DOMAIN_IP: 'cdn-ip.example.com',
+  CDN_DOMAIN: 'cdn.bench.test',
+  CDN_DOMAIN_IP: 'cdn-ip.bench.test',
+  AUTH_MODE: 'none',
 }
 const path = '/token?video=demo&type=vod&expire=600'
 const hello = new Hono().get('/token', (c) => c.json({ hello: 'world' }))

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { nodeMd5Digest } from '@proj/signing/node'
-import { createTokenApp, memoryPlaylists, sessionPlaylist } from '@proj/token-worker'
+import { createTokenApp, memoryPlaylists, sessionPlaylist } from '@proj/token-backend'
 import autocannon from 'autocannon'
 import { Hono } from 'hono'
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare'
@@ -23,8 +23,9 @@ const media = fileURLToPath(import.meta.resolve('@proj/cdn-emulator/media/vod/')
 const env = {
   CLIENT_ID: '12345',
   SECRET_KEY: 'bench-secret',
-  CDN_DOMAIN: 'cdn.example.com',
-  CDN_DOMAIN_IP: 'cdn-ip.example.com',
+  CDN_DOMAIN: 'cdn.bench.test',
+  CDN_DOMAIN_IP: 'cdn-ip.bench.test',
+  AUTH_MODE: 'none',
   IP_HEADERS: 'cf-connecting-ip',
   SESSION_SECRET: 'bench-session-secret-of-32-characters',
 }

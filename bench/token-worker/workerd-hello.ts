@@ -6,4 +6,4 @@ const app = new Hono().get('/token', (c) => c.json({ hello: 'world' }))
 export default loopRoute(app)
 // wrangler.jsonc binds the sessions' Durable Object: every bundle built with it exports the class
 // (never instantiated here)
-export { SessionRegistry } from '@proj/token-worker/session-registry'
+export { SessionRegistry } from '@proj/token-backend/session-registry'

@@ -26,8 +26,9 @@ const worker = (name: string) => ({
   bindings: {
     CLIENT_ID: '12345',
     SECRET_KEY: 'bench-secret',
-    CDN_DOMAIN: 'cdn.example.com',
-    CDN_DOMAIN_IP: 'cdn-ip.example.com',
+    CDN_DOMAIN: 'cdn.bench.test',
+    CDN_DOMAIN_IP: 'cdn-ip.bench.test',
+    AUTH_MODE: 'none',
     IP_HEADERS: 'cf-connecting-ip',
   },
 })

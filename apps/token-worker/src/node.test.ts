@@ -22,6 +22,7 @@ const config = {
   SECRET_KEY: 'node-secret',
   CDN_DOMAIN: 'cdn.node.test',
   CDN_DOMAIN_IP: 'cdn-ip.node.test',
+  AUTH_MODE: 'none',
   PORT: String(PORT),
 }
 

@@ -1,6 +1,8 @@
-import { createTokenApp } from './app.ts'
+import { createTokenApp } from '@proj/token-backend'
 
-// The Workers entry point. To plug your own authorization, pass `authorize` here (see README).
+// The Workers entry point: configuration from wrangler.jsonc "vars" and secrets (c.env). To plug
+// your own authorization, pass `authorize` here (see README).
 export default createTokenApp()
-// The Durable Object class behind the SESSION_REGISTRY binding (wrangler.jsonc).
-export { SessionRegistry } from './session/session-registry.ts'
+// The Durable Object class behind the SESSION_REGISTRY binding (wrangler.jsonc): every entry that
+// uses this wrangler.jsonc exports it, or `wrangler deploy` refuses the Worker.
+export { SessionRegistry } from '@proj/token-backend/session-registry'

@@ -1,11 +1,11 @@
-import type { Context } from 'hono'
+import type { Context, Env } from 'hono'
 import { jwk } from 'hono/jwk'
 import { jwt } from 'hono/jwt'
-import type { MiddlewareHandler } from 'hono/types'
+import type { BlankEnv, MiddlewareHandler } from 'hono/types'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
 import type { AuthConfig } from './config.ts'
 import { JwksCache, kidOf } from './jwks-cache.ts'
-import type { TokenAppEnv } from './types.ts'
+import type { TokenAppEnvOf } from './types.ts'
 
 /** The outcome of an authorization check. */
 export type AuthDecision = { allow: true } | { allow: false; status: 401 | 403; reason: string }
@@ -13,11 +13,12 @@ export type AuthDecision = { allow: true } | { allow: false; status: 401 | 403; 
 /**
  * Decides whether the caller may get a token for `video` (already validated as a safe slug).
  * The only thing the worker knows about users: plug your own to check a session, a
- * subscription or a pay-per-view purchase.
+ * subscription or a pay-per-view purchase. `E` is your app's Hono environment: its bindings and
+ * variables are typed on `c`.
  *
  * @example
  * ```ts
- * const paidOnly: Authorizer = async (c, video) => {
+ * const paidOnly: Authorizer<{ Bindings: { ENTITLEMENTS: KVNamespace } }> = async (c, video) => {
  *   const session = c.req.header('cookie')?.match(/session=(\w+)/)?.[1]
  *   if (!session) return deny(401, 'sign in first')
  *   const ok = await c.env.ENTITLEMENTS.get(`${session}:${video}`)
@@ -25,8 +26,8 @@ export type AuthDecision = { allow: true } | { allow: false; status: 401 | 403; 
  * }
  * ```
  */
-export type Authorizer = (
-  c: Context<TokenAppEnv>,
+export type Authorizer<E extends Env = BlankEnv> = (
+  c: Context<TokenAppEnvOf<E>>,
   video: string,
 ) => AuthDecision | Promise<AuthDecision>
 

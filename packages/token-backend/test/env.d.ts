@@ -1,6 +1,6 @@
 declare namespace Cloudflare {
   interface GlobalProps {
-    mainModule: typeof import('../src/worker.ts')
+    mainModule: typeof import('./worker.ts')
   }
   interface Env {
     SECRET_KEY: string

@@ -10,7 +10,7 @@ import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
 import * as v from 'valibot'
 
 /** The worker's environment: `wrangler.jsonc` vars, secrets and `.dev.vars`, or `process.env` on Node. */
-export type TokenWorkerEnv = Partial<Record<ConfigVariable, string>>
+export type TokenWorkerEnv = Partial<Record<ConfigVariable, string | undefined>>
 
 /** The worker's own variables; the signing ones are `@proj/signing/config`'s. */
 type WorkerVariable =
@@ -57,7 +57,7 @@ export type AuthConfig =
 
 /**
  * What a session is tied to: nothing, the viewer's network (IPv4 /24, IPv6 /64) or the exact
- * address. See the README's security model.
+ * address. See docs/sessions.md, "Security model".
  */
 export type SessionBinding = 'none' | 'prefix' | 'ip'
 
@@ -183,7 +183,11 @@ const rules = {
     v.optional(v.union([v.literal('*'), csv(v.pipe(v.string(), v.check(isOrigin)))])),
     'must be "*" or a comma-separated list of origins such as https://player.example.com',
   ],
-  AUTH_MODE: [v.optional(v.picklist(['none', 'jwt']), 'none'), 'must be "none" or "jwt"'],
+  // no default: who may get tokens is a choice the configuration names (closed by default)
+  AUTH_MODE: [
+    v.picklist(['none', 'jwt']),
+    'must be "jwt" (viewers need a JWT: set JWT_SECRET, JWT_JWKS_URL or JWT_JWKS) or "none" (anyone may get tokens)',
+  ],
   JWT_SECRET: [v.optional(v.pipe(v.string(), v.minLength(16))), 'must be at least 16 characters'],
   JWT_ALG: [
     v.optional(v.picklist([...SYMMETRIC, ...ASYMMETRIC])),
@@ -336,18 +340,40 @@ const readSession = (env: TokenWorkerEnv, cdnSecret: string): SessionConfig | un
 }
 
 /**
- * Validates the environment into a typed configuration, failing on the first bad variable.
+ * The names reserved for documentation (RFC 2606: `example.com`, `.net`, `.org` and their
+ * subdomains, the `.example` TLD): the shipped wrangler.jsonc's are `cdn.example.com`.
+ */
+const PLACEHOLDER_HOST = /(?:^|\.)example(?:\.com|\.net|\.org)?\.?(?::\d+)?$/i
+
+/**
+ * An unedited deployment must not sign anything: URLs for `cdn.example.com` would carry valid
+ * tokens for your account to a host that is not your CDN.
+ */
+function refusePlaceholder(variable: 'CDN_DOMAIN' | 'CDN_DOMAIN_IP', host: string): void {
+  if (PLACEHOLDER_HOST.test(host))
+    throw new ConfigError(
+      variable,
+      `is still the placeholder ${host}: set it to your CDN's host name (wrangler.jsonc "vars", .dev.vars or the environment)`,
+    )
+}
+
+/**
+ * Validates the environment into a typed configuration, failing on the first bad variable. A CDN
+ * host still at the `example.com` placeholder is refused: deployed unedited, nothing is signed;
+ * so is an unset `AUTH_MODE` (`none`, anyone may get tokens, is a choice to name).
  *
  * @throws {ConfigError} naming the variable (never its value).
  * @example
  * ```ts
- * const config = parseConfig({ CLIENT_ID: '12345', SECRET_KEY: '…', CDN_DOMAIN: 'cdn.example.com',
- *   CDN_DOMAIN_IP: 'cdn-ip.example.com' })
+ * const config = configFromEnv({ CLIENT_ID: '12345', SECRET_KEY: '…', CDN_DOMAIN: 'cdn.mysite.net',
+ *   CDN_DOMAIN_IP: 'cdn-ip.mysite.net', AUTH_MODE: 'jwt', JWT_SECRET: '…' })
  * config.ipHeaders // ['x-real-ip', 'x-forwarded-for']
  * ```
  */
-export function parseConfig(env: TokenWorkerEnv): TokenWorkerConfig {
+export function configFromEnv(env: TokenWorkerEnv): TokenWorkerConfig {
   const signing = parseSigningConfig(env)
+  refusePlaceholder('CDN_DOMAIN', signing.cdnDomain)
+  refusePlaceholder('CDN_DOMAIN_IP', signing.cdnDomainIp)
   return {
     signing,
     ipHeaders: read(env, 'IP_HEADERS') ?? DEFAULT_IP_HEADERS,
@@ -362,12 +388,153 @@ export function parseConfig(env: TokenWorkerEnv): TokenWorkerConfig {
 }
 
 /**
- * {@link parseConfig}, memoised per environment object: Workers pass the same `env` to every
+ * {@link configFromEnv}, memoised per environment object: Workers pass the same `env` to every
  * request of an isolate, so the work is done once.
  *
  * @example
  * ```ts
- * app.use(async (c, next) => { c.set('config', loadConfig(c.env)); await next() })
+ * app.use(async (c, next) => { c.set('tokenConfig', loadConfig(c.env)); await next() })
  * ```
  */
-export const loadConfig: (env: TokenWorkerEnv) => TokenWorkerConfig = perEnvironment(parseConfig)
+export const loadConfig: (env: TokenWorkerEnv) => TokenWorkerConfig = perEnvironment(configFromEnv)
+
+/** How viewers are authenticated, as {@link TokenConfigInput} takes it: defaults may be left out. */
+export type AuthConfigInput =
+  | { mode: 'none' }
+  | {
+      mode: 'jwt'
+      secret?: { key: string; alg?: SymmetricAlgorithm }
+      jwks?: { url?: string; keys?: HonoJsonWebKey[]; algs?: AsymmetricAlgorithm[] }
+      videosClaim?: string
+      issuer?: string
+      audience?: string
+      requireExp?: boolean
+    }
+
+/**
+ * The configuration as an object, for {@link tokenConfig} and `createTokenApp({ config })`: the
+ * signing fields and `auth`, everything else optional with the defaults of the variables. A whole
+ * {@link TokenWorkerConfig} (from {@link configFromEnv}) is one too.
+ */
+export interface TokenConfigInput {
+  signing: SigningConfig
+  ipHeaders?: readonly string[] | undefined
+  allowedOrigins?: '*' | readonly string[] | undefined
+  /**
+   * Required, like `AUTH_MODE`: `{ mode: 'jwt', … }`, or `{ mode: 'none' }` when anyone may get
+   * tokens (a warning is logged once).
+   */
+  auth: AuthConfigInput
+  rateLimit?: { requests?: number | undefined; periodSeconds?: 10 | 60 | undefined } | undefined
+  /** `undefined`: sessions are off. */
+  session?: (Partial<SessionConfig> & { secret: string }) | undefined
+}
+
+/** Where each variable lives in {@link TokenConfigInput}: what a ConfigError of an object names. */
+const FIELDS: Record<ConfigVariable, string> = {
+  CLIENT_ID: 'signing.clientId',
+  SECRET_KEY: 'signing.secretKey',
+  CDN_DOMAIN: 'signing.cdnDomain',
+  CDN_DOMAIN_IP: 'signing.cdnDomainIp',
+  CDN_SCHEME: 'signing.scheme',
+  MAX_EXPIRE_SECONDS: 'signing.maxLifetimeSeconds',
+  IP_HEADERS: 'ipHeaders',
+  ALLOWED_ORIGINS: 'allowedOrigins',
+  AUTH_MODE: 'auth.mode',
+  JWT_SECRET: 'auth.secret.key',
+  JWT_ALG: 'auth.secret.alg or auth.jwks.algs',
+  JWT_JWKS_URL: 'auth.jwks.url',
+  JWT_JWKS: 'auth.jwks.keys',
+  JWT_VIDEOS_CLAIM: 'auth.videosClaim',
+  JWT_ISSUER: 'auth.issuer',
+  JWT_AUDIENCE: 'auth.audience',
+  JWT_REQUIRE_EXP: 'auth.requireExp',
+  RATE_LIMIT_REQUESTS: 'rateLimit.requests',
+  RATE_LIMIT_PERIOD: 'rateLimit.periodSeconds',
+  SESSION_SECRET: 'session.secret',
+  SESSION_LIFETIME: 'session.lifetimeSeconds',
+  SESSION_BINDING: 'session.binding',
+  SESSION_MAX_NETWORKS: 'session.maxNetworks',
+  SESSION_LEAF_LIFETIME: 'session.leafLifetimeSeconds',
+  SESSION_ADMIN_TOKEN: 'session.adminToken',
+  SESSION_BASE_URL: 'session.baseUrl',
+}
+const VARIABLE_NAMES = new RegExp(`\\b(${Object.keys(FIELDS).join('|')})\\b`, 'g')
+
+/** A value as the variable would hold it; an empty list stays invalid (`,` lists nothing). */
+const text = (value: string | number | boolean | readonly string[] | undefined) =>
+  value === undefined ? undefined : Array.isArray(value) ? value.join(',') || ',' : String(value)
+
+/** The object as the variables that mean the same: one set of rules for both ways in. */
+function variablesOf({ signing, auth, session, rateLimit, ...rest }: TokenConfigInput) {
+  // `auth` may still be missing in JavaScript: then AUTH_MODE is unset, and refused
+  const jwt = auth?.mode === 'jwt' ? auth : undefined
+  const algs = jwt?.jwks?.algs
+  const env: Record<ConfigVariable, string | undefined> = {
+    CLIENT_ID: text(signing.clientId),
+    SECRET_KEY: text(signing.secretKey),
+    CDN_DOMAIN: text(signing.cdnDomain),
+    CDN_DOMAIN_IP: text(signing.cdnDomainIp),
+    CDN_SCHEME: text(signing.scheme),
+    MAX_EXPIRE_SECONDS: text(signing.maxLifetimeSeconds),
+    IP_HEADERS: text(rest.ipHeaders),
+    ALLOWED_ORIGINS: text(rest.allowedOrigins),
+    AUTH_MODE: text(auth?.mode),
+    JWT_SECRET: text(jwt?.secret?.key),
+    JWT_ALG: text(jwt?.secret?.alg ?? (algs?.length === 1 ? algs[0] : undefined)),
+    JWT_JWKS_URL: text(jwt?.jwks?.url),
+    JWT_JWKS: jwt?.jwks?.keys === undefined ? undefined : JSON.stringify(jwt.jwks.keys),
+    JWT_VIDEOS_CLAIM: text(jwt?.videosClaim),
+    JWT_ISSUER: text(jwt?.issuer),
+    JWT_AUDIENCE: text(jwt?.audience),
+    JWT_REQUIRE_EXP: text(jwt?.requireExp),
+    RATE_LIMIT_REQUESTS: text(rateLimit?.requests),
+    RATE_LIMIT_PERIOD: text(rateLimit?.periodSeconds),
+    SESSION_SECRET: text(session?.secret),
+    SESSION_LIFETIME: text(session?.lifetimeSeconds),
+    SESSION_BINDING: text(session?.binding),
+    SESSION_MAX_NETWORKS: text(session?.maxNetworks),
+    SESSION_LEAF_LIFETIME: text(session?.leafLifetimeSeconds),
+    SESSION_ADMIN_TOKEN: text(session?.adminToken),
+    SESSION_BASE_URL: text(session?.baseUrl),
+  }
+  return { env, algs }
+}
+
+/**
+ * Validates a configuration object by the rules of the variables, filling the same defaults:
+ * what `createTokenApp({ config })` does once, when the app is created.
+ *
+ * @throws {ConfigError} naming the field (`config.signing.cdnDomain …`), never its value.
+ * @example
+ * ```ts
+ * const config = tokenConfig({
+ *   signing: { clientId: '12345', secretKey: process.env.SECRET_KEY ?? '',
+ *     cdnDomain: 'cdn.mysite.net', cdnDomainIp: 'cdn-ip.mysite.net' },
+ *   auth: { mode: 'jwt', secret: { key: process.env.JWT_SECRET ?? '' } },
+ * })
+ * config.auth.mode // 'jwt'
+ * ```
+ */
+export function tokenConfig(input: TokenConfigInput): TokenWorkerConfig {
+  const { env, algs } = variablesOf(input)
+  try {
+    const config = configFromEnv(env)
+    // several JWKS algorithms have no variable form: checked here, kept as given
+    if (algs !== undefined && algs.length > 1 && config.auth.mode === 'jwt' && config.auth.jwks) {
+      if (!algs.every((alg) => (ASYMMETRIC as readonly string[]).includes(alg)))
+        throw new ConfigError('JWT_ALG', `must be asymmetric algorithms (${ASYMMETRIC.join(', ')})`)
+      config.auth.jwks.algs = [...algs]
+    }
+    return config
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    const field = (name: string) => `config.${FIELDS[name as ConfigVariable] ?? name}`
+    const expected = error.detail.slice(error.variable.length + 1)
+    // "(wrangler secret put SECRET_KEY)" is advice for variables, not for an object
+    throw new ConfigError(
+      field(error.variable),
+      expected.replace(/ \(wrangler secret put \w+\)/, '').replace(VARIABLE_NAMES, field),
+    )
+  }
+}

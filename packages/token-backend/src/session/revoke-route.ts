@@ -18,7 +18,7 @@ const revokeBody = v.union(
 
 /** 501 until `SESSION_ADMIN_TOKEN` is set; 401 unless the caller presents it (constant time). */
 const operatorOnly: MiddlewareHandler<TokenAppEnv> = async function operatorOnly(c, next) {
-  const { adminToken } = sessionsOf(c.get('config'))
+  const { adminToken } = sessionsOf(c.get('tokenConfig'))
   if (adminToken === undefined)
     return fail(501, 'revocation is off: set SESSION_ADMIN_TOKEN to turn it on')
   const given = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
@@ -46,7 +46,7 @@ export function revokeRoute({ now, audit, storeOf }: SessionLane) {
       if (!result.success) fail(400, result.error[0]?.message ?? 'invalid body')
     }),
     async function revoke(c) {
-      const session = sessionsOf(c.get('config'))
+      const session = sessionsOf(c.get('tokenConfig'))
       const body = c.req.valid('json')
       const nowMs = now()
       const nowSeconds = Math.floor(nowMs / 1000)

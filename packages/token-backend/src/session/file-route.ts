@@ -3,6 +3,7 @@ import type { Context } from 'hono'
 import { Hono } from 'hono/tiny'
 import type { SessionConfig } from '../config.ts'
 import { fail } from '../errors.ts'
+import { mountPrefix } from '../mount.ts'
 import { answerHeaders } from '../response-headers.ts'
 import type { TokenAppEnv } from '../types.ts'
 import { sessionNetwork } from './network.ts'
@@ -27,17 +28,19 @@ interface FileRequest {
 }
 
 /**
- * Reads `/s/{video}/{credential}/{file}` from a request URL, refusing what could name anything
- * outside the video (400) or is too long (414). The URL is absolute and has no fragment: it is
- * cut rather than parsed (a third of a leaf redirect's cost on workerd).
+ * Reads `/s/{video}/{credential}/{file}` from a request URL, below the `prefix` the app is
+ * mounted at, refusing what could name anything outside the video (400) or is too long (414).
+ * The URL is absolute and has no fragment: it is cut rather than parsed (a third of a leaf
+ * redirect's cost on workerd).
  */
-function fileRequest(url: string): FileRequest {
+function fileRequest(url: string, prefix: string): FileRequest {
   const pathStart = url.indexOf('/', url.indexOf('://') + 3)
   const queryStart = url.indexOf('?', pathStart)
   const pathname = queryStart === -1 ? url.slice(pathStart) : url.slice(pathStart, queryStart)
   if (pathname.length > MAX_PATH) fail(414, 'session path too long')
   if (pathname.includes('%')) fail(400, 'a session path has no percent-escapes')
-  const [, video, credential, rest] = SESSION_PATH.exec(pathname) ?? []
+  // without escapes the raw path is the one the router matched, prefix included
+  const [, video, credential, rest] = SESSION_PATH.exec(pathname.slice(prefix.length)) ?? []
   const file = rest === undefined ? undefined : sessionFile(rest)
   if (video === undefined || credential === undefined || file === undefined)
     return fail(400, 'not a session file: expected /s/{video}/{session}/{file} inside the video')
@@ -54,7 +57,7 @@ async function admittedSession(
   session: SessionConfig,
   { video, credential }: FileRequest,
 ): Promise<SessionClaims> {
-  const config = c.get('config')
+  const config = c.get('tokenConfig')
   const clientIp = detectClientIp(c.req.raw.headers, { headerNames: config.ipHeaders })
   const verdict = await lane.sessions.verify(
     credential,
@@ -129,8 +132,8 @@ export function fileRoute(lane: SessionLane) {
     })
     .get('/s/*', async function sessionFileAnswer(c) {
       for (const [name, value] of Object.entries(SESSION_CORS)) c.header(name, value)
-      const session = sessionsOf(c.get('config'))
-      const request = fileRequest(c.req.raw.url)
+      const session = sessionsOf(c.get('tokenConfig'))
+      const request = fileRequest(c.req.raw.url, mountPrefix(c))
       const claims = await admittedSession(c, lane, session, request)
       const {
         clientId,
@@ -138,7 +141,7 @@ export function fileRoute(lane: SessionLane) {
         cdnDomain,
         cdnDomainIp,
         scheme = 'https',
-      } = c.get('config').signing
+      } = c.get('tokenConfig').signing
       const directory = videoDirectory(clientId, claims.video, claims.type)
       // never past the session's own end: when it ends, so does what it handed out
       const expires = Math.min(

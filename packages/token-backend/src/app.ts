@@ -1,34 +1,42 @@
 import { createTokenRecord, streamType, type TokenDigest, type TokenRecord } from '@proj/signing'
-import type { MiddlewareHandler } from 'hono'
+import type { Env, Hono as HonoApp, MiddlewareHandler, Schema } from 'hono'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
 // PatternRouter: a few route families need no more, and the bundle is 5 KiB smaller
 import { Hono } from 'hono/tiny'
+import type { BlankEnv } from 'hono/types'
 import { type AuditSink, issuedToken } from './audit-log.ts'
 import type { Authorizer } from './authorize.ts'
-import { loadConfig, type TokenWorkerConfig } from './config.ts'
+import { loadConfig, type TokenConfigInput, type TokenWorkerConfig, tokenConfig } from './config.ts'
 import { fail, handleError, handleNotFound } from './errors.ts'
+import { mountPrefix } from './mount.ts'
 import { answerHeaders, requestIdOf, signedAnswer } from './response-headers.ts'
 import type { PlaylistCache } from './session/playlist-cache.ts'
 import { sessionRoutes } from './session/session-routes.ts'
 import type { SessionStore } from './session/session-store.ts'
-import type { TokenAppEnv } from './types.ts'
+import type { TokenAppEnv, TokenAppEnvOf } from './types.ts'
 import { admitViewer, validateViewerQuery, viewerLimits } from './viewer-request.ts'
 
-/** Options of {@link createTokenApp}. */
-export interface TokenAppOptions {
+/** Options of {@link createTokenApp}; `E` is the Hono environment of your app (its `Bindings`). */
+export interface TokenAppOptions<E extends Env = BlankEnv> {
+  /**
+   * The configuration, validated once when the app is created (a {@link ConfigError} names the
+   * field). Without it, every request reads the variables of `c.env` (Workers `vars` and
+   * secrets), validated once per environment object.
+   */
+  config?: TokenConfigInput
   /** Replaces the `AUTH_MODE` authorizer with your own check (tokens and sessions alike). */
-  authorize?: Authorizer
+  authorize?: Authorizer<E>
   /** Clock in milliseconds; injected by tests. */
   now?: () => number
   /**
-   * The token MD5: spark-md5 by default (the fastest on workerd); the Node entry passes
-   * `nodeMd5Digest`. Same tokens either way.
+   * The token MD5: spark-md5 by default (the fastest on workerd); `createNodeTokenApp`
+   * (`@proj/token-backend/node`) passes `nodeMd5Digest`. Same tokens either way.
    */
   digest?: TokenDigest
   /**
    * Where the audit line of each issued token or session goes (default `console.log`: Workers'
-   * logs). The Node entry passes `batchedLines(process.stdout)`.
+   * logs). `createNodeTokenApp` passes `stdoutAudit()` (batched writes to stdout).
    */
   audit?: AuditSink
   /**
@@ -52,7 +60,7 @@ const originAllowed = ({ allowedOrigins }: TokenWorkerConfig, origin: string): b
 const corsForConfig = cors({
   // only reached for an allowed origin (corsWhenCrossOrigin)
   origin: (origin, c) =>
-    (c as { get(key: 'config'): TokenWorkerConfig }).get('config').allowedOrigins === '*'
+    (c as { get(key: 'tokenConfig'): TokenWorkerConfig }).get('tokenConfig').allowedOrigins === '*'
       ? '*'
       : origin,
   allowMethods: ['GET'],
@@ -64,21 +72,38 @@ const corsForConfig = cors({
 })
 
 /**
- * The token backend of spec 4.14: `GET /token?video=…[&type=vod][&expire=…][&client_ip=…]`
- * answers the six-field record of spec 2.11 with `Cache-Control: no-store`. Order per request:
- * configuration (500 naming a bad variable) → CORS → query validation (400) → authorization
- * (401/403) → per-viewer rate limit (429 with `Retry-After`, when configured) → signing.
+ * The token backend of spec 4.14 as a Hono app: `GET /token?video=…[&type=vod][&expire=…][&client_ip=…]`
+ * answers the six-field record of spec 2.11 with `Cache-Control: no-store`; `GET /session`,
+ * `/s/…` and `POST /sessions/revoke` are the session lane. Order per request: configuration
+ * (500 naming a bad variable) → CORS → query validation (400) → authorization (401/403) →
+ * per-viewer rate limit (429 with `Retry-After`, when configured) → signing.
  *
+ * Serve it as a Worker (`export default createTokenApp()`), on Node (`@proj/token-backend/node`),
+ * or mount it in your app under any prefix (`app.route('/video', createTokenApp(…))`): session
+ * URLs carry the prefix, errors and unknown paths under it answer `{error}`.
+ *
+ * @throws {ConfigError} at creation when `config` is given and invalid.
  * @example
  * ```ts
- * // src/index.ts of your worker
- * import { allow, createTokenApp, deny } from '@proj/token-worker'
- * export default createTokenApp({
- *   authorize: (c, video) => (video.startsWith('free-') ? allow : deny(403, 'members only')),
+ * import { allow, createTokenApp, deny } from '@proj/token-backend'
+ * type Bindings = { MEMBERS: KVNamespace }
+ * export default createTokenApp<{ Bindings: Bindings }>({
+ *   authorize: async (c, video) =>
+ *     (await c.env.MEMBERS.get(c.req.header('x-member') ?? '')) ? allow : deny(403, 'members only'),
  * })
  * ```
  */
-export function createTokenApp({
+export function createTokenApp<E extends Env = BlankEnv>(
+  options: TokenAppOptions<E> = {},
+): TokenApp<E> {
+  // The caller's environment is only a type: at run time c.env is whatever the server passes,
+  // which is exactly what the authorizer is typed to read.
+  return tokenRoutes(options as TokenAppOptions) as unknown as TokenApp<E>
+}
+
+/** The routes of {@link createTokenApp}, typed over the app's own environment. */
+function tokenRoutes({
+  config: given,
   authorize,
   now = Date.now,
   digest,
@@ -87,7 +112,9 @@ export function createTokenApp({
   sessions,
   playlists,
   fetcher,
-}: TokenAppOptions = {}) {
+}: TokenAppOptions) {
+  // validated here, once: a bad object fails the start (Node) or the isolate (Workers)
+  const fixed = given === undefined ? undefined : tokenConfig(given)
   // In-memory limits live as long as the app (the Node process, or one Workers isolate).
   const limitFor = viewerLimits(now)
   const app = new Hono<TokenAppEnv>()
@@ -96,7 +123,8 @@ export function createTokenApp({
   // hono/request-id's own header handling is off: the ID goes out with answerHeaders()
   app.use(requestId({ headerName: '', generator: requestIdOf }))
   app.use(function config(c, next) {
-    c.set('config', loadConfig(c.env))
+    // no environment at all (a Node adapter without one): the first missing variable is named
+    c.set('tokenConfig', fixed ?? loadConfig(c.env ?? {}))
     return next()
   })
   // A request without Origin is not a CORS request: nothing to add, and the middleware's work
@@ -105,7 +133,7 @@ export function createTokenApp({
   // even on a preflight: the README promises "no CORS headers".
   const corsWhenCrossOrigin: MiddlewareHandler<TokenAppEnv> = (c, next) => {
     const origin = c.req.header('origin')
-    return origin !== undefined && originAllowed(c.get('config'), origin)
+    return origin !== undefined && originAllowed(c.get('tokenConfig'), origin)
       ? corsForConfig(c, next)
       : next()
   }
@@ -113,7 +141,7 @@ export function createTokenApp({
   app.use('/session', corsWhenCrossOrigin)
   return app
     .get('/token', validateViewerQuery, async (c) => {
-      const { signing } = c.get('config')
+      const { signing } = c.get('tokenConfig')
       // one reading of the clock: the record, its audit line and the Date header agree
       const nowMs = now()
       const query = c.req.valid('query')
@@ -166,7 +194,22 @@ export function createTokenApp({
       c.header('Allow', ALLOW)
       return fail(405, `method ${c.req.method} is not allowed: use GET`)
     })
+    .all('*', function notFoundUnderPrefix(c, next) {
+      // Mounted under a prefix, the parent's notFound would answer its own shape: everything
+      // under the prefix is this app's, so it answers {error}. At the root (alone, or mounted at
+      // '/'), the rest of the paths may be the parent's: passed on.
+      return mountPrefix(c) === '' ? next() : handleNotFound(c)
+    })
 }
 
-/** The token app type, for `hc<TokenApp>()` clients. */
-export type TokenApp = ReturnType<typeof createTokenApp>
+type SchemaOf<T> = T extends HonoApp<Env, infer S extends Schema, string> ? S : never
+
+/**
+ * The token app in an app whose environment is `E`, with its routes' types for `hc<TokenApp>()`
+ * clients.
+ */
+export type TokenApp<E extends Env = BlankEnv> = HonoApp<
+  TokenAppEnvOf<E>,
+  SchemaOf<ReturnType<typeof tokenRoutes>>,
+  '/'
+>

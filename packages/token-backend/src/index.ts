@@ -1,5 +1,5 @@
 export { createTokenApp, type TokenApp, type TokenAppOptions } from './app.ts'
-export { type AuditSink, batchedLines, type IssuedToken, issuedToken } from './audit-log.ts'
+export { type AuditSink, type IssuedToken, issuedToken } from './audit-log.ts'
 export {
   type AuthDecision,
   type Authorizer,
@@ -10,15 +10,20 @@ export {
   jwtAuthorizer,
 } from './authorize.ts'
 export {
+  type AuthConfig,
+  type AuthConfigInput,
   ConfigError,
+  configFromEnv,
   loadConfig,
-  parseConfig,
   SESSION_DEFAULTS,
   type SessionBinding,
   type SessionConfig,
+  type TokenConfigInput,
   type TokenWorkerConfig,
   type TokenWorkerEnv,
+  tokenConfig,
 } from './config.ts'
+export type { RateLimiter } from './rate-limit.ts'
 export {
   durableSessionStore,
   type SessionRegistryNamespace,
@@ -36,4 +41,9 @@ export {
   type StoredSession,
 } from './session/session-store.ts'
 export type { SessionClaims } from './session/session-token.ts'
-export type { TokenAppEnv } from './types.ts'
+export type {
+  TokenAppBindings,
+  TokenAppEnv,
+  TokenAppEnvOf,
+  TokenAppVariables,
+} from './types.ts'

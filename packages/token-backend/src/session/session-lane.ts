@@ -47,7 +47,7 @@ export type SessionLane = ReturnType<typeof sessionLane>
  *
  * @example
  * ```ts
- * const session = sessionsOf(c.get('config'))
+ * const session = sessionsOf(c.get('tokenConfig'))
  * ```
  */
 export function sessionsOf(config: TokenWorkerConfig): SessionConfig {

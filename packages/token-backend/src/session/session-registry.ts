@@ -4,7 +4,7 @@ import { DurableObject } from 'cloudflare:workers'
  * The Durable Object behind `durableSessionStore`: one instance per session (`session:<sid>`)
  * and one per viewer (`viewer:<sub>`), so no single object sees every request. Each keeps a few
  * keys in its own SQLite storage and deletes them all at an alarm once nothing can need them.
- * Export it from the worker's entry (`export { SessionRegistry } from '@proj/token-worker/registry'`).
+ * Export it from the worker's entry (`export { SessionRegistry } from '@proj/token-backend/session-registry'`).
  *
  * @example
  * ```jsonc

@@ -2,6 +2,7 @@ import { detectClientIp, parseExpire, resolveExpiry, streamType, toBase64Url } f
 import { HTTPException } from 'hono/http-exception'
 import { Hono } from 'hono/tiny'
 import { fail } from '../errors.ts'
+import { mountPrefix } from '../mount.ts'
 import { signedAnswer } from '../response-headers.ts'
 import type { TokenAppEnv } from '../types.ts'
 import { admitViewer, validateViewerQuery } from '../viewer-request.ts'
@@ -33,7 +34,7 @@ const newSessionId = () =>
  */
 export function issueRoute({ now, audit, admission, noteRefusal }: SessionLane) {
   return new Hono<TokenAppEnv>().get('/session', validateViewerQuery, async function issue(c) {
-    const config = c.get('config')
+    const config = c.get('tokenConfig')
     const session = sessionsOf(config)
     const nowMs = now()
     const nowSeconds = Math.floor(nowMs / 1000)
@@ -68,7 +69,8 @@ export function issueRoute({ now, audit, admission, noteRefusal }: SessionLane) 
       ...(typeof sub === 'string' && sub !== '' && { sub }),
     }
     const credential = await signSession(claims, session.secret)
-    const base = session.baseUrl ?? new URL(c.req.url).origin
+    // under the prefix the app is mounted at (parent.route('/video', app)): the files are there
+    const base = (session.baseUrl ?? new URL(c.req.url).origin) + mountPrefix(c)
     audit(JSON.stringify(issuedSession(claims, { clientIp, requestId: c.get('requestId'), nowMs })))
     return signedAnswer<SessionRecord>(
       c,

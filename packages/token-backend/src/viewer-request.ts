@@ -63,7 +63,7 @@ export const validateViewerQuery = sValidator('query', viewerQuery, (result) => 
  * @example
  * ```ts
  * const limitFor = viewerLimits(Date.now)
- * const limit = limitFor(c.env.TOKEN_RATE_LIMITER, c.get('config'))
+ * const limit = limitFor(c.env.TOKEN_RATE_LIMITER, c.get('tokenConfig'))
  * ```
  */
 export function viewerLimits(now: () => number) {
@@ -105,7 +105,7 @@ export async function admitViewer(
   query: ViewerQuery,
   { authorize, limitFor }: AdmissionRules,
 ): Promise<string> {
-  const config = c.get('config')
+  const config = c.get('tokenConfig')
   const { ipHeaders, auth } = config
   const decision = await (authorize ?? authorizerFor(auth))(c, query.video)
   if (!decision.allow) fail(decision.status, decision.reason)

@@ -1,0 +1,266 @@
+import { describe, expect, it, vi } from 'vitest'
+import { NOW_MS, testEnv } from '../test/helpers.ts'
+import { createTokenApp } from './app.ts'
+import { ConfigError, configFromEnv, tokenConfig } from './config.ts'
+
+const app = createTokenApp({ now: () => NOW_MS })
+const SECRET = 'test-secret'
+
+describe('configFromEnv', () => {
+  it('reads the documented defaults', () => {
+    const config = configFromEnv({
+      CLIENT_ID: '1',
+      SECRET_KEY: 's',
+      CDN_DOMAIN: 'a.test',
+      CDN_DOMAIN_IP: 'b.test:8443',
+      AUTH_MODE: 'none',
+    })
+    expect(config).toEqual({
+      signing: {
+        clientId: '1',
+        secretKey: 's',
+        cdnDomain: 'a.test',
+        cdnDomainIp: 'b.test:8443',
+        scheme: 'https',
+      },
+      ipHeaders: ['x-real-ip', 'x-forwarded-for'],
+      allowedOrigins: undefined,
+      auth: { mode: 'none' },
+      rateLimit: { requests: undefined, periodSeconds: 60 },
+    })
+  })
+
+  it('parses lists, the cap and the scheme', () => {
+    const config = configFromEnv(
+      testEnv({
+        IP_HEADERS: ' CF-Connecting-IP , x-real-ip',
+        ALLOWED_ORIGINS: 'https://a.test, http://localhost:5173',
+        MAX_EXPIRE_SECONDS: '600',
+        CDN_SCHEME: 'http',
+      }),
+    )
+    expect(config.ipHeaders).toEqual(['cf-connecting-ip', 'x-real-ip'])
+    expect(config.allowedOrigins).toEqual(['https://a.test', 'http://localhost:5173'])
+    expect(config.signing.maxLifetimeSeconds).toBe(600)
+    expect(config.signing.scheme).toBe('http')
+  })
+})
+
+describe('missing or invalid configuration → 500 naming the variable, never its value', () => {
+  it.each([
+    [
+      { AUTH_MODE: undefined },
+      'AUTH_MODE is required: it must be "jwt" (viewers need a JWT: set JWT_SECRET, JWT_JWKS_URL or JWT_JWKS) or "none" (anyone may get tokens)',
+    ],
+    [{ AUTH_MODE: '' }, 'AUTH_MODE is required'],
+    [{ SECRET_KEY: undefined }, 'SECRET_KEY is required'],
+    [{ SECRET_KEY: '' }, 'SECRET_KEY is required'],
+    [{ CLIENT_ID: undefined }, 'CLIENT_ID is required'],
+    [{ CLIENT_ID: 'abc' }, 'CLIENT_ID must be the numeric account ID'],
+    [{ CDN_DOMAIN: undefined }, 'CDN_DOMAIN is required'],
+    [{ CDN_DOMAIN: 'https://cdn.test/x' }, 'CDN_DOMAIN must be a host name'],
+    [{ CDN_DOMAIN_IP: 'cdn test' }, 'CDN_DOMAIN_IP must be a host name'],
+    [{ CDN_SCHEME: 'ftp' }, 'CDN_SCHEME must be "https" or "http"'],
+    [{ IP_HEADERS: 'x real ip' }, 'IP_HEADERS must be a comma-separated list'],
+    [
+      { ALLOWED_ORIGINS: 'player.test' },
+      'ALLOWED_ORIGINS must be "*" or a comma-separated list of origins',
+    ],
+    [{ ALLOWED_ORIGINS: 'https://player.test/' }, 'ALLOWED_ORIGINS must be'],
+    [{ MAX_EXPIRE_SECONDS: '0' }, 'MAX_EXPIRE_SECONDS must be a positive whole number'],
+    [{ MAX_EXPIRE_SECONDS: '1h' }, 'MAX_EXPIRE_SECONDS must be a positive whole number'],
+    [{ AUTH_MODE: 'basic' }, 'AUTH_MODE must be "jwt" (viewers need a JWT'],
+    [{ AUTH_MODE: 'jwt' }, 'JWT_SECRET or JWT_JWKS_URL or JWT_JWKS is required'],
+    [{ AUTH_MODE: 'jwt', JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 16 characters'],
+    [
+      { AUTH_MODE: 'jwt', JWT_SECRET: 'x'.repeat(32), JWT_ALG: 'RS256' },
+      'JWT_ALG must be HS256, HS384, HS512',
+    ],
+    [{ AUTH_MODE: 'jwt', JWT_JWKS_URL: 'not a url' }, 'JWT_JWKS_URL must be an http(s) URL'],
+    [{ AUTH_MODE: 'jwt', JWT_JWKS: '{"keys":[]}' }, 'JWT_JWKS must be a JSON Web Key Set'],
+    [{ AUTH_MODE: 'jwt', JWT_JWKS: 'nope' }, 'JWT_JWKS must be a JSON Web Key Set'],
+    [
+      { AUTH_MODE: 'jwt', JWT_JWKS_URL: 'https://a.test/jwks', JWT_ALG: 'HS256' },
+      'JWT_ALG must be an asymmetric',
+    ],
+    [
+      { AUTH_MODE: 'jwt', JWT_SECRET: 'x'.repeat(32), JWT_JWKS_URL: 'https://a.test/jwks' },
+      'JWT_SECRET cannot be combined',
+    ],
+  ])('%j → %s', async (overrides, message) => {
+    expect(() => configFromEnv(testEnv(overrides))).toThrow(ConfigError)
+    const res = await app.request('/token?video=demo', {}, testEnv(overrides))
+    expect(res.status).toBe(500)
+    const text = await res.text()
+    expect(JSON.parse(text).error).toContain(`server misconfigured: ${message}`)
+    expect(text).not.toContain(SECRET)
+    const { AUTH_MODE: _documentedEnum, ...values } = overrides as Record<
+      string,
+      string | undefined
+    >
+    for (const value of Object.values(values)) if (value) expect(text).not.toContain(value)
+  })
+})
+
+describe('the secret never leaves the worker', () => {
+  it('appears in no response body, header or log line, whatever the outcome', async () => {
+    const logged: unknown[] = []
+    for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => logged.push(...args))
+    }
+    const requests: [string, RequestInit][] = [
+      ['/token?video=demo', {}],
+      ['/token?video=demo&client_ip=test-secret', {}],
+      ['/token?video=test-secret/x', {}],
+      ['/token', { method: 'POST', body: 'test-secret' }],
+      ['/nowhere', {}],
+      [
+        '/token',
+        {
+          method: 'OPTIONS',
+          headers: { origin: 'https://player.test', 'access-control-request-method': 'GET' },
+        },
+      ],
+    ]
+    for (const [path, init] of requests) {
+      const res = await app.request(path, init, testEnv())
+      expect(await res.text()).not.toContain(SECRET)
+      for (const [, value] of res.headers) expect(value).not.toContain(SECRET)
+    }
+    await app.request('/token?video=demo', {}, testEnv({ CDN_DOMAIN: SECRET }))
+    await app.request('/token?video=demo', {}, testEnv({ MAX_EXPIRE_SECONDS: SECRET }))
+    expect(logged.length).toBeGreaterThan(0)
+    for (const entry of logged)
+      expect(String(entry instanceof Error ? entry.stack : entry)).not.toContain(SECRET)
+    vi.restoreAllMocks()
+  })
+})
+
+describe('an unedited deployment signs nothing: the example.com placeholders are refused', () => {
+  it.each([
+    [{ CDN_DOMAIN: 'cdn.example.com' }, 'CDN_DOMAIN is still the placeholder cdn.example.com'],
+    [{ CDN_DOMAIN_IP: 'example.com:8443' }, 'CDN_DOMAIN_IP is still the placeholder'],
+    [{ CDN_DOMAIN: 'CDN.Example.COM' }, 'CDN_DOMAIN is still the placeholder'],
+    [{ CDN_DOMAIN_IP: 'cdn-ip.example' }, 'CDN_DOMAIN_IP is still the placeholder'],
+    [{ CDN_DOMAIN: 'media.example.org' }, 'CDN_DOMAIN is still the placeholder'],
+  ])('%j → 500 %s', async (overrides, message) => {
+    const res = await app.request('/token?video=demo', {}, testEnv(overrides))
+    expect(res.status).toBe(500)
+    expect((await res.json<{ error: string }>()).error).toContain(message)
+  })
+
+  it('a host that only ends like the placeholder is a real one', () => {
+    expect(configFromEnv(testEnv({ CDN_DOMAIN: 'cdn.notexample.com' })).signing.cdnDomain).toBe(
+      'cdn.notexample.com',
+    )
+  })
+})
+
+describe('tokenConfig: the configuration as an object', () => {
+  const signing = { clientId: '1', secretKey: 's', cdnDomain: 'a.test', cdnDomainIp: 'b.test' }
+  const NONE = { mode: 'none' } as const
+
+  it('fills the defaults of the variables', () => {
+    expect(tokenConfig({ signing, auth: { mode: 'none' } })).toEqual(
+      configFromEnv({
+        CLIENT_ID: '1',
+        SECRET_KEY: 's',
+        CDN_DOMAIN: 'a.test',
+        CDN_DOMAIN_IP: 'b.test',
+        AUTH_MODE: 'none',
+      }),
+    )
+    const full = tokenConfig({
+      signing,
+      ipHeaders: ['CF-Connecting-IP'],
+      allowedOrigins: ['https://player.test'],
+      auth: { mode: 'jwt', jwks: { url: 'https://auth.test/jwks', algs: ['ES256', 'EdDSA'] } },
+      rateLimit: { requests: 5, periodSeconds: 10 },
+      session: { secret: 's'.repeat(32), maxNetworks: 3 },
+    })
+    expect(full.ipHeaders).toEqual(['cf-connecting-ip'])
+    expect(full.auth).toMatchObject({ mode: 'jwt', videosClaim: 'videos', requireExp: true })
+    expect(full.auth.mode === 'jwt' && full.auth.jwks?.algs).toEqual(['ES256', 'EdDSA'])
+    expect(full.rateLimit).toEqual({ requests: 5, periodSeconds: 10 })
+    expect(full.session).toMatchObject({
+      maxNetworks: 3,
+      lifetimeSeconds: 6 * 3600,
+      binding: 'prefix',
+    })
+  })
+
+  it('refuses a configuration without auth: "none" is a choice to name', () => {
+    // what JavaScript (no type check) can pass
+    const input = { signing } as Parameters<typeof tokenConfig>[0]
+    expect(() => tokenConfig(input)).toThrow(
+      'server misconfigured: config.auth.mode is required: it must be "jwt" (viewers need a JWT: set config.auth.secret.key, config.auth.jwks.url or config.auth.jwks.keys) or "none" (anyone may get tokens)',
+    )
+    expect(() => createTokenApp({ config: input })).toThrow(ConfigError)
+  })
+
+  it.each([
+    [
+      { signing: { ...signing, cdnDomain: 'https://a.test/x' }, auth: NONE },
+      'config.signing.cdnDomain must be a host name',
+    ],
+    [
+      { signing: { ...signing, secretKey: '' }, auth: NONE },
+      'config.signing.secretKey is required: it must be set',
+    ],
+    [
+      { signing: { ...signing, cdnDomainIp: 'cdn-ip.example.com' }, auth: NONE },
+      'config.signing.cdnDomainIp is still the placeholder',
+    ],
+    [{ signing, auth: NONE, ipHeaders: [] }, 'config.ipHeaders must be a comma-separated list'],
+    [
+      { signing, auth: NONE, session: { secret: 'short' } },
+      'config.session.secret must be at least 32 characters',
+    ],
+    [
+      { signing, auth: NONE, session: { secret: 's'.repeat(32), leafLifetimeSeconds: 1 } },
+      'config.session.leafLifetimeSeconds must be',
+    ],
+    [
+      {
+        signing: { ...signing, secretKey: 's'.repeat(32) },
+        auth: NONE,
+        session: { secret: 's'.repeat(32) },
+      },
+      'config.session.secret must differ from config.signing.secretKey',
+    ],
+    [
+      { signing, auth: { mode: 'jwt' } },
+      'config.auth.secret.key or config.auth.jwks.url or config.auth.jwks.keys is required when config.auth.mode is "jwt"',
+    ],
+    [
+      { signing, auth: NONE, rateLimit: { requests: 1.5 } },
+      'config.rateLimit.requests must be a whole number',
+    ],
+  ] as const)('%j → ConfigError: %s', (input, message) => {
+    expect(() => tokenConfig(input)).toThrow(`server misconfigured: ${message}`)
+  })
+
+  it('createTokenApp({ config }) validates once at creation, and then needs no environment', async () => {
+    expect(() =>
+      createTokenApp({
+        config: { signing: { ...signing, clientId: 'abc' }, auth: { mode: 'none' } },
+      }),
+    ).toThrow('config.signing.clientId must be the numeric account ID')
+    const configured = createTokenApp({
+      config: { signing, auth: { mode: 'none' } },
+      audit: () => undefined,
+    })
+    // no env at all (Node's adapters pass none): the object is the configuration
+    const res = await configured.request('/token?video=demo', {
+      headers: { 'x-real-ip': '192.0.2.9' },
+    })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({
+      client_ip: '192.0.2.9',
+      url: expect.stringContaining('https://a.test/'),
+    })
+    // and it wins over the variables
+    const over = await configured.request('/token?video=demo', {}, testEnv())
+    expect(await over.json()).toMatchObject({ url: expect.stringContaining('https://a.test/') })
+  })
+})

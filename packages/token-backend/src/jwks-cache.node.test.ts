@@ -1,0 +1,51 @@
+import { sign } from 'hono/jwt'
+import { afterEach, describe, expect, it } from 'vitest'
+import { loopbackKeyServer, type TestKeyServer, testJwks } from '../test/jwks.ts'
+import { createTokenApp } from './app.ts'
+
+// The cache serves Node too: its tests run here as well as in workerd, and here the key server is
+// also a real HTTP server on a loopback port (see jwks-cache.test.ts).
+import './jwks-cache.test.ts'
+
+describe('GET /token on Node with JWT_JWKS_URL: the key server down, then back', () => {
+  let server: TestKeyServer | undefined
+  afterEach(() => server?.close())
+
+  it('503 + Retry-After while it is down; back: 50 concurrent valid viewers get 200, from one fetch', async () => {
+    const { publicJwk, privateJwk } = await testJwks()
+    server = await loopbackKeyServer({ keys: [publicJwk] })
+    server.mode = 'down'
+    const env = {
+      SECRET_KEY: 'node-secret',
+      CLIENT_ID: '777',
+      CDN_DOMAIN: 'cdn.node.test',
+      CDN_DOMAIN_IP: 'cdn-ip.node.test',
+      IP_HEADERS: 'x-real-ip',
+      AUTH_MODE: 'jwt',
+      JWT_JWKS_URL: server.url,
+    }
+    const app = createTokenApp({ audit: () => undefined })
+    // with the JWK's alg, hono's sign puts its kid in the header
+    const token = await sign(
+      { videos: ['demo'], exp: Math.floor(Date.now() / 1000) + 300 },
+      privateJwk as never,
+      'ES256',
+    )
+    const ask = () =>
+      app.request(
+        '/token?video=demo',
+        { headers: { authorization: `Bearer ${token}`, 'x-real-ip': '192.0.2.1' } },
+        env,
+      )
+    const down = await ask()
+    expect(down.status).toBe(503)
+    expect(down.headers.get('retry-after')).toBe('1')
+    expect(await down.json()).toEqual({ error: expect.stringContaining('key server') })
+    // back within the second after that failed fetch: no refusal window, one fetch for all
+    server.mode = 'up'
+    const hits = server.hits
+    const answers = await Promise.all(Array.from({ length: 50 }, ask))
+    expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(200))
+    expect(server.hits - hits).toBe(1)
+  })
+})

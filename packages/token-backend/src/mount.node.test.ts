@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto'
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { serve } from '@hono/node-server'
+import { createCdn, createOrigin } from '@proj/cdn-emulator'
+import { Hono } from 'hono'
+import { describe, expect, it } from 'vitest'
+import { checkMountedApp, MOUNTED_ADMIN } from '../test/mounted.ts'
+import { createTokenApp } from './app.ts'
+import type { TokenConfigInput } from './config.ts'
+import { serveTokenApp } from './node.ts'
+
+// On Node: the app mounted in a parent Hono app, configured by an object (no environment at all),
+// its playlists fetched from the real token-checking CDN emulator in this process.
+const origin = createOrigin({
+  mediaDir: join(import.meta.dirname, '../../../apps/cdn-emulator/media/vod'),
+})
+const cdn = createCdn({
+  secret: 'node-secret',
+  ipBound: false,
+  origin: (path) => origin.request(path),
+  clientIp: () => '127.0.0.1',
+})
+const viaCdn = async (url: string) => {
+  const { pathname, search, host } = new URL(url)
+  return host === 'cdn.node.test'
+    ? cdn.request(pathname + search)
+    : new Response('not the test CDN', { status: 502 })
+}
+const config: TokenConfigInput = {
+  signing: {
+    clientId: '777',
+    secretKey: 'node-secret',
+    cdnDomain: 'cdn.node.test',
+    cdnDomainIp: 'cdn-ip.node.test',
+  },
+  auth: { mode: 'none' },
+  session: { secret: 'node-session-secret-of-32-characters', adminToken: MOUNTED_ADMIN },
+}
+
+describe('mounted in a parent app under /video (Node, configuration as an object)', () => {
+  it('serves every route under the prefix: tokens, sessions, their files, revocation, {error}', async () => {
+    const parent = new Hono()
+      .get('/health', (c) => c.text('ok'))
+      .route(
+        '/video',
+        createTokenApp({
+          config,
+          audit: () => undefined,
+          fetcher: (input) => viaCdn(String(input)),
+        }),
+      )
+    await checkMountedApp((path, init) => parent.request(path, init), viaCdn)
+  })
+
+  it('answers through @hono/node-server with no environment', async () => {
+    const parent = new Hono().route('/video', createTokenApp({ config, audit: () => undefined }))
+    const server = serve({ fetch: parent.fetch, port: 0, hostname: '127.0.0.1' })
+    await once(server, 'listening')
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/video`
+      const res = await fetch(`${base}/token?video=demo`, { headers: { 'x-real-ip': '192.0.2.1' } })
+      expect(res.status).toBe(200)
+      expect(await res.json()).toMatchObject({ client_ip: '192.0.2.1' })
+      const session = await (await fetch(`${base}/session?video=demo`)).json()
+      expect(session).toMatchObject({ session_url: expect.stringMatching(`^${base}/s/demo/`) })
+    } finally {
+      server.close()
+    }
+  })
+
+  it('serveTokenApp: a config object, no variables, listening once it is valid', async () => {
+    expect(() =>
+      serveTokenApp({
+        config: { ...config, signing: { ...config.signing, cdnDomain: 'cdn.example.com' } },
+      }),
+    ).toThrow('config.signing.cdnDomain is still the placeholder')
+    let url = ''
+    const server = serveTokenApp({ config, env: {}, port: 0, signals: false }, (info) => {
+      url = info.url
+    })
+    try {
+      await once(server, 'listening')
+      await expect.poll(() => url).not.toBe('')
+      const res = await fetch(`${url}token?video=demo`, { headers: { 'x-real-ip': '192.0.2.3' } })
+      const body = (await res.json()) as { token_ip: string; expires: number }
+      const md5 = createHash('md5')
+        .update(`777_demo_node-secret_${body.expires}_192.0.2.3`)
+        .digest('base64url')
+      expect(body.token_ip).toBe(md5)
+    } finally {
+      server.close()
+    }
+  })
+})
