@@ -1,5 +1,5 @@
+import { tokenRefreshWorker } from '@proj/sw-token-refresh/vite'
 import { defineConfig } from 'vitest/config'
-import { tokenRefreshWorker } from './token-refresh-worker.ts'
 
 // 127.0.0.1, not localhost: the token worker and the CDN listen on IPv4 loopback, and the
 // IP-bound token must match the address the CDN sees.

@@ -149,7 +149,7 @@ ${table(
 )}
 
 Token-endpoint round trip seen by the page (median): ${ms(tokenRoundTrip)} ms.
-Goal (issue 12): extra ≤ one token round trip. With the README's prefetch pattern the worst extra is
+Goal (issue 12): extra ≤ one token round trip. With the prefetch pattern (docs/player-refresh.md) the worst extra is
 **${ms(worstPrefetch)} ms** against ${ms(tokenRoundTrip)} ms (${worstPrefetch <= tokenRoundTrip ? 'met' : 'not met'}, at this sample size).
 
 Per-request overhead (player asks → request leaves), over the whole playback:

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { tokenRefreshWorker } from '@proj/demo/vite-plugin'
+import { tokenRefreshWorker } from '@proj/sw-token-refresh/vite'
 import { defineConfig } from 'vite'
 import { PAGE_PORT } from './page.ts'
 

@@ -81,6 +81,7 @@ export async function rotatingTokenWorker(
       CDN_DOMAIN_IP: `127.0.0.1:${cdn.ip}`,
       CDN_SCHEME: 'http',
       ALLOWED_ORIGINS: '*',
+      AUTH_MODE: 'none',
       PORT: String(port),
     })
     await waitFor(`http://127.0.0.1:${port}/token?video=ready`, server.child, server.output)

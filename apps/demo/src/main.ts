@@ -193,7 +193,7 @@ const startHlsjs = async () => {
   const hooks = Hls.isSupported() && (config.mode === 'auto' || config.mode === 'hooks')
   if (config.refresh && !hooks) {
     // one integration for every browser: native playback where hls.js cannot run
-    const refresh = await createTokenRefresh(tokenOptions('hlsjs'))
+    const refresh = await createTokenRefresh({ ...tokenOptions('hlsjs'), Hls })
     state.refresher = refresh.refresher
     state.video = video
     const say = showStatus(
@@ -212,7 +212,7 @@ const startHlsjs = async () => {
   let say: (message: string, isError: boolean) => void
   if (config.refresh) {
     const levels = config.level === undefined ? {} : { startLevel: config.level }
-    const refresh = await createTokenRefresh({ ...tokenOptions('hlsjs'), hlsConfig: levels })
+    const refresh = await createTokenRefresh({ ...tokenOptions('hlsjs'), Hls, hlsConfig: levels })
     state.refresher = refresh.refresher
     say = showStatus(
       section('hlsjs').querySelector('dl') as HTMLElement,

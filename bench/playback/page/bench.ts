@@ -3,7 +3,7 @@
 //   ?player=hlsjs|videojs|shaka|native&src=<unprotected master>     baseline, no token
 //   ?player=…&token=<token URL>                the player code, then the token (READMEs' basics)
 //   ?player=…&token=<token URL>&prefetch=1     the token request sent first, the player code
-//                                              loading meanwhile (README "Fastest first frame")
+//                                              loading meanwhile (docs/player-refresh.md)
 //   ?player=native&session=<GET /session URL>  an edge session: no package, the element on the
 //                                              session URL (each segment a 302 to the CDN)
 // It reports on window.bench: the first frame's time since navigation, and per request the time
@@ -74,9 +74,10 @@ const startHlsjs = async () => {
   video.hidden = false
   onFirstFrame(video)
   if (tokenUrl) {
-    const refresh = await createTokenRefresh(options)
-    const { loader } = refresh.hlsConfig as { loader: LoaderClass }
-    const hls = new Hls({ ...refresh.hlsConfig, loader: asking(loader) as never })
+    // the counting loader goes in as the page's own loader: the package wraps it
+    const hlsConfig = { loader: asking(Hls.DefaultConfig.loader as never) as never }
+    const refresh = await createTokenRefresh({ ...options, Hls, hlsConfig })
+    const hls = new Hls(refresh.hlsConfig)
     refresh.attach(hls)
     hls.loadSource(refresh.url)
     hls.attachMedia(video)

@@ -6,10 +6,15 @@ import {
 } from '@proj/token-refresh/testing'
 import Hls, {
   FetchLoader,
+  type HlsConfig,
+  type Loader,
   type LoaderCallbacks,
+  type LoaderConfiguration,
   type LoaderContext,
   type LoaderResponse,
+  LoadStats,
 } from 'hls.js'
+import HlsLight from 'hls.js/light'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 
 import { createTokenRefresh, type HlsTokenRefresh } from './create-token-refresh.ts'
@@ -23,7 +28,10 @@ beforeEach(async () => {
   time = fakeTime()
   backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
   cdn = await tinyCdn(time.clock)
-  refresh = await createTokenRefresh(testRefreshOptions(time, cdn.issuing(backend.getToken)))
+  refresh = await createTokenRefresh({
+    ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
+    Hls,
+  })
 })
 afterEach(async () => {
   refresh.destroy()
@@ -72,6 +80,7 @@ describe('createTokenRefresh', () => {
 
   it('keeps options the page passes in hlsConfig', async () => {
     const other = await createTokenRefresh({
+      Hls,
       getToken: cdn.issuing(backend.getToken),
       refreshLeadSeconds: 6,
       refreshSpreadSeconds: 0,
@@ -207,6 +216,7 @@ describe("the loader on hls.js's loaders", () => {
   it('works on the FetchLoader too (loadInternal since hls.js 1.7): rewrites and recovers', async () => {
     const other = await createTokenRefresh({
       ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
+      Hls,
       hlsConfig: { loader: FetchLoader as never },
     })
     const Loader = other.hlsConfig.loader
@@ -254,6 +264,7 @@ describe("the loader on hls.js's loaders", () => {
     }
     const broken = await createTokenRefresh({
       ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
+      Hls,
       hlsConfig: { loader: Broken as never },
     })
     const Loader = broken.hlsConfig.loader
@@ -277,5 +288,205 @@ describe("the loader on hls.js's loaders", () => {
     })
     expect(error.text).toContain('inner loader broke')
     broken.destroy()
+  })
+})
+
+/** Loads `url` with a loader class of `config`, as hls.js does (fragment policy, short retries). */
+const loadThrough = (
+  Loader: new (config: HlsConfig) => Loader<LoaderContext>,
+  config: Partial<HlsConfig>,
+  url: string,
+) => {
+  const policy = config.fragLoadPolicy?.default
+  const errorRetry = policy?.errorRetry
+  if (!policy || !errorRetry) throw new Error('no policy')
+  return new Promise<{ code: number }>((resolve) => {
+    new Loader({ ...Hls.DefaultConfig, ...config }).load(
+      { url, responseType: 'arraybuffer' } as LoaderContext,
+      {
+        loadPolicy: {
+          ...policy,
+          errorRetry: { ...errorRetry, retryDelayMs: 10, maxRetryDelayMs: 10 },
+        },
+        timeout: 5000,
+        maxRetry: 0,
+        retryDelay: 0,
+        maxRetryDelay: 0,
+      },
+      {
+        onSuccess: () => resolve({ code: 200 }),
+        onError: (error) => resolve({ code: error.code }),
+        onTimeout: () => resolve({ code: -1 }),
+      },
+    )
+  })
+}
+
+/** A loader written from scratch (no hls.js base class), as P2P loaders are: fetch, no retries. */
+class ScratchLoader implements Loader<LoaderContext> {
+  static urls: string[] = []
+  context: LoaderContext | null = null
+  stats = new LoadStats()
+  load(
+    context: LoaderContext,
+    _config: LoaderConfiguration,
+    callbacks: LoaderCallbacks<LoaderContext>,
+  ): void {
+    this.context = context
+    ScratchLoader.urls.push(context.url)
+    void fetch(context.url).then(async (response) => {
+      const data = await response.arrayBuffer()
+      if (response.ok) callbacks.onSuccess({ url: context.url, data }, this.stats, context, null)
+      else callbacks.onError({ code: response.status, text: '' }, context, null, this.stats)
+    })
+  }
+  abort(): void {}
+  destroy(): void {}
+}
+
+/** hls.js's loader with a counter: what a page's own `pLoader`/`fLoader` often is. */
+const counting = (counts: string[], name: string) =>
+  class Counting extends (Hls.DefaultConfig.loader as unknown as new (
+    config: HlsConfig,
+  ) => Loader<LoaderContext>) {
+    override load(
+      context: LoaderContext,
+      config: LoaderConfiguration,
+      callbacks: LoaderCallbacks<LoaderContext>,
+    ): void {
+      counts.push(name)
+      super.load(context, config, callbacks)
+    }
+  }
+
+describe('the Hls class comes from the page (hls.js bundled once)', () => {
+  it('without options.Hls: a TypeError naming it, before any token is fetched', async () => {
+    const options = testRefreshOptions(time, cdn.issuing(backend.getToken))
+    await expect(createTokenRefresh(options as never)).rejects.toThrow(
+      /createTokenRefresh: options\.Hls is required/,
+    )
+    await expect(createTokenRefresh({ ...options, Hls: {} as never })).rejects.toBeInstanceOf(
+      TypeError,
+    )
+    expect(backend.calls).toBe(1) // the beforeEach refresh only
+  })
+
+  it("plays with hls.js/light's class: its default loader, on the current pair", async () => {
+    const light = await createTokenRefresh({
+      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
+      Hls: HlsLight,
+    })
+    const Loader = light.hlsConfig.loader
+    if (!Loader) throw new Error('no loader')
+    expect(Loader.prototype).toBeInstanceOf(HlsLight.DefaultConfig.loader)
+    const hls = new HlsLight({ ...light.hlsConfig, autoStartLoad: false })
+    light.attach(hls)
+    const parsed = new Promise((resolve) => hls.once(HlsLight.Events.MANIFEST_PARSED, resolve))
+    hls.loadSource(light.url)
+    await parsed
+    expect(cdn.hits.map((hit) => hit.token)).toEqual([light.refresher.record.token])
+    hls.destroy()
+  })
+
+  it('no module of the package imports hls.js at run time (type imports only)', async () => {
+    const { readdir, readFile } = await import('node:fs/promises')
+    const dir = import.meta.dirname
+    const sources = (await readdir(dir)).filter(
+      (name) => name.endsWith('.ts') && !name.includes('.test.'),
+    )
+    expect(sources).toContain('token-loader.ts')
+    for (const name of sources) {
+      const text = await readFile(`${dir}/${name}`, 'utf8')
+      // `import { type A } from 'hls.js'` stays as a side-effect import: only `import type` goes
+      const statements = [...text.matchAll(/^import (type )?[^']*?from '([^']+)'/gm)]
+      const runtime = statements.filter(([, type, from]) => !type && from?.startsWith('hls.js'))
+      expect(
+        runtime.map(([statement]) => statement),
+        name,
+      ).toEqual([])
+      expect(text, name).not.toMatch(/^import 'hls\.js|import\('hls\.js/m)
+    }
+  })
+})
+
+describe("the page's own pLoader and fLoader (hls.js prefers them over loader)", () => {
+  it("are wrapped: a real Hls loads the manifest through the page's pLoader on the current pair", async () => {
+    const counts: string[] = []
+    const own = await createTokenRefresh({
+      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
+      Hls,
+      hlsConfig: { pLoader: counting(counts, 'pLoader') as never },
+    })
+    expect(own.hlsConfig.pLoader).not.toBe(undefined)
+    expect(own.hlsConfig.fLoader).toBeUndefined()
+    const hls = new Hls({ ...own.hlsConfig, autoStartLoad: false })
+    own.attach(hls)
+    const first = own.url
+    await time.advance(14_000) // refreshed: the URL the page kept carries the old pair
+    const parsed = new Promise((resolve) => hls.once(Hls.Events.MANIFEST_PARSED, resolve))
+    hls.loadSource(first)
+    await parsed
+    expect(counts).toEqual(['pLoader']) // the page's loader still does the loading…
+    // …on the pair of the latest refresh, not the one in the URL
+    expect(cdn.hits.map((hit) => `${hit.token} ${hit.status}`)).toEqual([
+      `${own.refresher.record.token} 200`,
+    ])
+    expect(first).not.toContain(own.refresher.record.token)
+    hls.destroy()
+  })
+
+  it('a from-scratch fLoader is wrapped around its load: current pair, and it waits for a due refresh', async () => {
+    ScratchLoader.urls = []
+    const own = await createTokenRefresh({
+      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
+      Hls,
+      hlsConfig: { fLoader: ScratchLoader as never },
+    })
+    const FLoader = own.hlsConfig.fLoader
+    if (!FLoader) throw new Error('no fLoader')
+    const segment = new URL('v0/seg_000.ts', own.url).href // resolved under the first token
+    await time.advance(14_000)
+    expect((await loadThrough(FLoader as never, own.hlsConfig, segment)).code).toBe(200)
+    time.jump(60_000) // asleep: the token expired meanwhile
+    expect((await loadThrough(FLoader as never, own.hlsConfig, segment)).code).toBe(200)
+    expect(ScratchLoader.urls).toHaveLength(2)
+    const current = own.refresher.record.token
+    expect(ScratchLoader.urls[1]).toContain(`/${current}/`)
+    expect(cdn.hits.map((hit) => hit.status)).toEqual([200, 200])
+    expect(cdn.hits[1]?.token).toBe(current)
+    own.destroy()
+  })
+})
+
+describe('attach(hls) refuses an hls whose loaders would bypass the token', () => {
+  it.each([
+    ['pLoader', { pLoader: Hls.DefaultConfig.loader }],
+    ['fLoader', { fLoader: ScratchLoader }],
+    ['loader', { loader: FetchLoader }],
+  ])('%s spread after refresh.hlsConfig: a TypeError naming it', (name, mine) => {
+    const hls = new Hls({ ...refresh.hlsConfig, ...(mine as Partial<HlsConfig>) })
+    expect(() => refresh.attach(hls)).toThrow(
+      new RegExp(`hls\\.config\\.${name} is not refresh\\.hlsConfig's`),
+    )
+    hls.destroy()
+  })
+
+  it('an Hls built without refresh.hlsConfig at all', () => {
+    const hls = new Hls()
+    expect(() => refresh.attach(hls)).toThrow(TypeError)
+    hls.destroy()
+  })
+
+  it('accepts a class extending ours, and CMCD (which wraps our loader in hls.config)', () => {
+    const Ours = refresh.hlsConfig.loader as unknown as new (
+      config: HlsConfig,
+    ) => Loader<LoaderContext>
+    const extended = new Hls({ ...refresh.hlsConfig, loader: class extends Ours {} as never })
+    expect(() => refresh.attach(extended)).not.toThrow()
+    const cmcd = new Hls({ ...refresh.hlsConfig, cmcd: {} })
+    expect(cmcd.config.pLoader).toBeDefined() // CMCD's own wrapper around ours
+    expect(() => refresh.attach(cmcd)).not.toThrow()
+    extended.destroy()
+    cmcd.destroy()
   })
 })

@@ -1,10 +1,28 @@
 import type { NativeProtection, NativeProtectionOptions } from '@proj/sw-token-refresh'
 import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
-import type { HlsConfig } from 'hls.js'
-import Hls from 'hls.js'
+import type { default as Hls, HlsConfig } from 'hls.js'
+import { failOnTokenRejection } from './give-up.ts'
+import { assertHlsClass, type HlsClass } from './hls-class.ts'
 import { recoveringPolicies } from './retry-policy.ts'
 import { reviveAfterOutage } from './revive.ts'
-import { tokenLoader } from './token-loader.ts'
+import { type LoaderClass, tokenLoader } from './token-loader.ts'
+
+/** The options of {@link createTokenRefresh}: the core's, plus the page's `Hls` class and config. */
+export interface HlsTokenRefreshOptions extends TokenRefreshOptions {
+  /**
+   * The `Hls` class the page plays with (`import Hls from 'hls.js'`, `'hls.js/light'` or a build
+   * of its own). Required: this package never imports hls.js itself, so the page bundles it once.
+   */
+  Hls: HlsClass
+  /**
+   * Your own hls.js options. A `loader`, `pLoader` or `fLoader` of yours is wrapped, so its
+   * requests carry the current pair too; `refresh.hlsConfig` returns the wrapped ones.
+   */
+  hlsConfig?: Partial<HlsConfig>
+}
+
+const LOADERS = ['loader', 'pLoader', 'fLoader'] as const
+type LoaderName = (typeof LOADERS)[number]
 
 /** What {@link createTokenRefresh} gives an hls.js page. */
 export interface HlsTokenRefresh {
@@ -12,11 +30,20 @@ export interface HlsTokenRefresh {
   readonly refresher: TokenRefresher
   /** The master playlist to `loadSource` (`url`, or `url_ip` when `ipBound`). */
   readonly url: string
-  /** `loader` plus the recovering load policies; spread your own options after it. */
+  /**
+   * Your `hlsConfig` with `loader` (and your `pLoader`/`fLoader`, if any) wrapped, plus the
+   * recovering load policies: `new Hls(refresh.hlsConfig)`. Options spread after it must not
+   * replace a loader ({@link HlsTokenRefresh.attach} throws): pass yours in `hlsConfig`.
+   */
   readonly hlsConfig: Partial<HlsConfig>
   /**
    * Ties the refresh to `hls`: a fatal network error is undone when the next token arrives
-   * (an outage longer than a token's life), and `hls.destroy()` stops every timer and listener.
+   * (an outage longer than a token's life); a CDN that refuses every token ends in hls.js's own
+   * fatal error, with the `TokenRejectedError` as `error`; and `hls.destroy()` stops every
+   * timer and listener.
+   *
+   * @throws TypeError when `hls` was built with a `loader`, `pLoader` or `fLoader` that is not
+   * (or does not extend) the one of `refresh.hlsConfig`: its requests would bypass the token.
    */
   attach(hls: Hls): void
   /**
@@ -35,31 +62,42 @@ export interface HlsTokenRefresh {
 /**
  * Fetches the initial token (before the player exists, as spec 4.15 asks) and returns the
  * hls.js configuration that keeps every later request on a fresh `{token}/{expires}` pair.
+ * `options.Hls` is the page's `Hls` class, so hls.js is bundled once (also with `hls.js/light`).
  *
+ * @throws TypeError when `options.Hls` is missing (before the token is fetched).
  * @example
  * ```ts
  * import Hls from 'hls.js'
  * import { createTokenRefresh, fetchToken } from '@proj/hlsjs-token-refresh'
  * import { registerTokenRefreshWorker } from '@proj/sw-token-refresh'
  *
- * const refresh = await createTokenRefresh({
- *   getToken: () => fetchToken('https://tokens.example.com/token?video=demo&type=vod&expire=300'),
- *   refreshLeadSeconds: 60,
- * })
- * const video = document.querySelector('video')!
- * if (Hls.isSupported()) {
+ * async function play(video: HTMLVideoElement) {
+ *   const refresh = await createTokenRefresh({
+ *     Hls,
+ *     getToken: () => fetchToken('https://tokens.example.com/token?video=demo&type=vod&expire=300'),
+ *     refreshLeadSeconds: 60,
+ *   })
+ *   if (!Hls.isSupported())
+ *     return refresh.attachNative(video, { worker: registerTokenRefreshWorker() })
  *   const hls = new Hls(refresh.hlsConfig)
  *   refresh.attach(hls)
  *   hls.loadSource(refresh.url)
  *   hls.attachMedia(video)
- * } else await refresh.attachNative(video, { worker: registerTokenRefreshWorker() })
+ * }
+ * play(document.querySelector('video')!)
  * ```
  */
 export async function createTokenRefresh(
-  options: TokenRefreshOptions & { hlsConfig?: Partial<HlsConfig> },
+  options: HlsTokenRefreshOptions,
 ): Promise<HlsTokenRefresh> {
-  const refresher = await TokenRefresher.create(options)
+  const { Hls } = options
+  assertHlsClass(Hls, 'createTokenRefresh')
   const base = options.hlsConfig ?? {}
+  for (const name of LOADERS)
+    if (base[name] !== undefined && typeof base[name] !== 'function')
+      throw new TypeError(`createTokenRefresh: hlsConfig.${name} is not a class`)
+  const refresher = await TokenRefresher.create(options)
+  const loaders = wrapLoaders(refresher, base, Hls.DefaultConfig.loader)
   return {
     refresher,
     get url() {
@@ -67,12 +105,15 @@ export async function createTokenRefresh(
     },
     hlsConfig: {
       ...base,
-      loader: tokenLoader(refresher, base.loader as never),
-      ...recoveringPolicies(refresher, base),
+      ...loaders,
+      ...recoveringPolicies(refresher, { ...Hls.DefaultConfig, ...base }),
     },
     attach: (hls) => {
-      const stop = reviveAfterOutage(hls, refresher)
+      assertOwnLoaders(hls, loaders)
+      const stopFailing = failOnTokenRejection(Hls, hls, refresher)
+      const stop = reviveAfterOutage(Hls, hls, refresher)
       hls.once(Hls.Events.DESTROYING, () => {
+        stopFailing()
         stop()
         refresher.destroy()
       })
@@ -82,5 +123,49 @@ export async function createTokenRefresh(
       return protectNativePlayback(video, refresher, native)
     },
     destroy: () => refresher.destroy(),
+  }
+}
+
+/**
+ * `loader` (the page's or hls.js's default) and the page's own `pLoader`/`fLoader`, each wrapped
+ * by {@link tokenLoader}: hls.js prefers `pLoader` for playlists and `fLoader` for fragments, so
+ * an unwrapped one would send them with whatever pair their URL carries.
+ */
+function wrapLoaders(
+  refresher: TokenRefresher,
+  base: Partial<HlsConfig>,
+  defaultLoader: LoaderClass,
+): Pick<HlsConfig, 'loader'> & Partial<Pick<HlsConfig, 'pLoader' | 'fLoader'>> {
+  const wrapped: Pick<HlsConfig, 'loader'> & Partial<Pick<HlsConfig, 'pLoader' | 'fLoader'>> = {
+    loader: tokenLoader(refresher, base.loader ?? defaultLoader),
+  }
+  if (base.pLoader) wrapped.pLoader = tokenLoader(refresher, base.pLoader)
+  if (base.fLoader) wrapped.fLoader = tokenLoader(refresher, base.fLoader)
+  return wrapped
+}
+
+/**
+ * Throws when `hls` was built with a loader that is not (and does not extend) one of `ours`,
+ * typically `new Hls({ ...refresh.hlsConfig, pLoader: Mine })`: its requests would bypass the
+ * token and playback would stop with the first expiry, far from the cause. `hls.userConfig` is
+ * what the page passed; hls.js's CMCD replaces `config.pLoader`/`fLoader` with its own wrappers
+ * (around ours) in `hls.config`, which is therefore only the fallback.
+ */
+function assertOwnLoaders(hls: Hls, ours: Partial<Pick<HlsConfig, LoaderName>>): void {
+  const given = (hls.userConfig ?? hls.config) as Partial<Pick<HlsConfig, LoaderName>>
+  const builtOn = (loader: unknown, base: unknown) =>
+    typeof loader === 'function' &&
+    typeof base === 'function' &&
+    (loader === base || loader.prototype instanceof base)
+  for (const name of LOADERS) {
+    const loader = given[name]
+    const mine = ours[name]
+    if (loader === mine) continue
+    // a class extending ours (e.g. to count requests) still sends through our rewrite
+    if (builtOn(loader, mine) || (name !== 'loader' && builtOn(loader, ours.loader))) continue
+    throw new TypeError(
+      `refresh.attach(hls): hls.config.${name} is not refresh.hlsConfig's, so it would bypass ` +
+        `the token: pass yours in createTokenRefresh({ hlsConfig: { ${name} } })`,
+    )
   }
 }

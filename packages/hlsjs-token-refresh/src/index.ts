@@ -3,7 +3,13 @@ export {
   type TokenRecord,
   TokenRefresher,
   type TokenRefreshOptions,
+  TokenRejectedError,
 } from '@proj/token-refresh'
-export { createTokenRefresh, type HlsTokenRefresh } from './create-token-refresh.ts'
+export {
+  createTokenRefresh,
+  type HlsTokenRefresh,
+  type HlsTokenRefreshOptions,
+} from './create-token-refresh.ts'
+export type { HlsClass } from './hls-class.ts'
 export { recoveringPolicies } from './retry-policy.ts'
-export { tokenLoader } from './token-loader.ts'
+export { type LoaderClass, tokenLoader } from './token-loader.ts'

@@ -34,7 +34,7 @@ describe('reviveAfterOutage (hls.js)', () => {
     const { time, backend, refresher, hls } = await setup()
     const loadSource = vi.spyOn(hls, 'loadSource').mockImplementation(() => undefined)
     const startLoad = vi.spyOn(hls, 'startLoad').mockImplementation(() => undefined)
-    const stop = reviveAfterOutage(hls, refresher)
+    const stop = reviveAfterOutage(Hls, hls, refresher)
     backend.fail(1000) // an outage: the token expires
     await time.advance(25_000)
     expect(refresher.expired).toBe(true)
@@ -57,7 +57,7 @@ describe('reviveAfterOutage (hls.js)', () => {
   it('hls.js gives up just after the token came back: revived at once, not a token lifetime later', async () => {
     const { refresher, hls } = await setup()
     const loadSource = vi.spyOn(hls, 'loadSource').mockImplementation(() => undefined)
-    const stop = reviveAfterOutage(hls, refresher)
+    const stop = reviveAfterOutage(Hls, hls, refresher)
     await refresher.refresh() // the backend is back: a valid token…
     fatal(hls) // …and then hls.js's last retry, with the old pair, fails for good
     expect(loadSource).toHaveBeenCalledWith(refresher.url)
@@ -66,6 +66,24 @@ describe('reviveAfterOutage (hls.js)', () => {
     expect(loadSource).toHaveBeenCalledTimes(1)
     await refresher.refresh()
     expect(loadSource).toHaveBeenCalledTimes(2)
+    stop()
+  })
+
+  it('never restarts loading once the CDN refused every token (TokenRejectedError)', async () => {
+    const { refresher, hls } = await setup()
+    const loadSource = vi.spyOn(hls, 'loadSource').mockImplementation(() => undefined)
+    const startLoad = vi.spyOn(hls, 'startLoad').mockImplementation(() => undefined)
+    const stop = reviveAfterOutage(Hls, hls, refresher)
+    // three valid tokens refused in a row, each triggering a refresh: the refresher gives up
+    for (let refused = 0; refused < 3; refused++) {
+      refresher.recover(refresher.url)
+      await refresher.refresh()
+    }
+    expect(refresher.rejected).toBe(true)
+    fatal(hls) // the give-up's fatal error, with a valid token
+    await refresher.refresh() // and a later token
+    expect(loadSource).not.toHaveBeenCalled()
+    expect(startLoad).not.toHaveBeenCalled()
     stop()
   })
 
@@ -83,7 +101,7 @@ describe('reviveAfterOutage (hls.js)', () => {
     }
     vi.spyOn(hls, 'media', 'get').mockReturnValue(media as never)
     const once = vi.spyOn(hls, 'once')
-    const stop = reviveAfterOutage(hls, refresher, { checkAfterMs: 2000, timers: time.timers })
+    const stop = reviveAfterOutage(Hls, hls, refresher, { checkAfterMs: 2000, timers: time.timers })
     backend.fail(1000)
     await time.advance(30_000) // refreshes fail while the token is expired: an outage
     backend.fail(0)
@@ -106,7 +124,7 @@ describe('reviveAfterOutage (hls.js)', () => {
     const startLoad = vi.spyOn(hls, 'startLoad').mockImplementation(() => undefined)
     const media = { currentTime: 10, paused: false, ended: false, readyState: 4 }
     vi.spyOn(hls, 'media', 'get').mockReturnValue(media as never)
-    const stop = reviveAfterOutage(hls, refresher, { timers: time.timers })
+    const stop = reviveAfterOutage(Hls, hls, refresher, { timers: time.timers })
     backend.fail(1000)
     await time.advance(30_000)
     backend.fail(0)

@@ -1,5 +1,6 @@
 import type { TokenRefresher } from '@proj/token-refresh'
-import Hls, { type ErrorData } from 'hls.js'
+import type { ErrorData, default as Hls } from 'hls.js'
+import type { HlsClass } from './hls-class.ts'
 
 /** Options of {@link reviveAfterOutage}. */
 export interface ReviveOptions {
@@ -18,14 +19,16 @@ export interface ReviveOptions {
  * arrives; after an outage without one, when playback still stands `checkAfterMs` after the new
  * token. `startLoad` at the current position (VOD), or at the live edge with the element moved
  * there (live), or the manifest again if it never loaded. Once per token, never after the CDN
- * refused every token. Returns the function that stops it.
+ * refused every token. `Hls` is the page's class (its event and error names). Returns the
+ * function that stops it.
  *
  * @example
  * ```ts
- * const stop = reviveAfterOutage(hls, refresh.refresher)
+ * const stop = reviveAfterOutage(Hls, hls, refresh.refresher)
  * ```
  */
 export function reviveAfterOutage(
+  { Events, ErrorTypes }: HlsClass,
   hls: Hls,
   refresher: TokenRefresher,
   {
@@ -48,7 +51,7 @@ export function reviveAfterOutage(
     else if (hls.liveSyncPosition !== null) {
       hls.startLoad(-1)
       // once the fresh playlist is in, an element behind the window plays from the live edge
-      hls.once(Hls.Events.LEVEL_UPDATED, (_, { details }) => {
+      hls.once(Events.LEVEL_UPDATED, (_, { details }) => {
         const sync = hls.liveSyncPosition
         if (media && sync !== null && media.currentTime < details.fragmentStart)
           media.currentTime = sync
@@ -57,7 +60,7 @@ export function reviveAfterOutage(
     if (media?.paused === false || media?.readyState === 0) void media.play().catch(() => undefined)
   }
   const onError = (_: unknown, data: ErrorData) => {
-    if (!data.fatal || data.type !== Hls.ErrorTypes.NETWORK_ERROR) return
+    if (!data.fatal || data.type !== ErrorTypes.NETWORK_ERROR) return
     gaveUp = true
     // hls.js may give up just after the token came back (its last retry still carried the old
     // pair): the valid token is already here, and the next refresh is a token lifetime away
@@ -78,12 +81,12 @@ export function reviveAfterOutage(
       if (stuck) revive()
     }, checkAfterMs)
   }
-  hls.on(Hls.Events.ERROR, onError)
+  hls.on(Events.ERROR, onError)
   refresher.addEventListener('error', onRefreshFailed)
   refresher.addEventListener('tokenrefreshed', onRefreshed)
   return () => {
     stopped = true
-    hls.off(Hls.Events.ERROR, onError)
+    hls.off(Events.ERROR, onError)
     refresher.removeEventListener('error', onRefreshFailed)
     refresher.removeEventListener('tokenrefreshed', onRefreshed)
   }

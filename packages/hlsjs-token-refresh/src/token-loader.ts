@@ -1,6 +1,17 @@
 import type { TokenRefresher } from '@proj/token-refresh'
-import type { HlsConfig, Loader, LoaderCallbacks, LoaderContext, LoaderStats } from 'hls.js'
-import Hls from 'hls.js'
+import type {
+  HlsConfig,
+  Loader,
+  LoaderCallbacks,
+  LoaderConfiguration,
+  LoaderContext,
+  LoaderStats,
+} from 'hls.js'
+
+/** An hls.js loader class: `config.loader`, `config.pLoader` (playlists) or `config.fLoader` (fragments). */
+export type LoaderClass<C extends LoaderContext = LoaderContext> = new (
+  config: HlsConfig,
+) => Loader<C>
 
 /** The part of hls.js's loaders (XhrLoader, FetchLoader: both extend BaseLoader) used here. */
 interface BaseLoader extends Loader<LoaderContext> {
@@ -11,28 +22,59 @@ interface BaseLoader extends Loader<LoaderContext> {
 }
 type BaseLoaderClass = new (config: HlsConfig) => BaseLoader
 
+/** Whether `Base` is (or extends) one of hls.js's own loaders, which send every attempt from `loadInternal`. */
+function hasLoadInternal(Base: LoaderClass): Base is LoaderClass & BaseLoaderClass {
+  const prototype = Base.prototype as Partial<BaseLoader> | undefined
+  return typeof prototype?.loadInternal === 'function'
+}
+
 /**
- * Builds a `config.loader` class that wraps hls.js's default loader, so the master manifest,
- * media/audio/subtitle playlists, fragments, init segments AND AES keys all pass through it.
+ * Builds a loader class that moves every request of the refresher's video onto the current
+ * `{token}/{expires}` pair, then lets `Base` send it. `Base` is `Hls.DefaultConfig.loader`, or a
+ * page's own `loader`/`pLoader`/`fLoader` (hls.js prefers `pLoader`/`fLoader` over `loader`, so a
+ * page's own one must be wrapped too, or its requests would bypass the token).
  *
- * The rewrite happens in `loadInternal`, not `load`: hls.js's own retries (timeouts, 5xx, and
- * the 403/410 recovery) call `loadInternal` again after a delay without going through `load`, so
- * a loader that rewrites in `load` would retry with the pair it started with. When the token is
- * inside its lead window the attempt first waits (bounded) for the refresh. Works on hls.js's
- * `XhrLoader` and `FetchLoader` (both have `loadInternal` since hls.js 1.7).
+ * hls.js's loaders (`XhrLoader`, `FetchLoader` and their subclasses) are extended, with the
+ * rewrite in `loadInternal`, not `load`: hls.js's own retries (timeouts, 5xx, and the 403/410
+ * recovery) call `loadInternal` again after a delay without going through `load`, so a loader
+ * that rewrote in `load` would retry with the pair it started with. Any other class (a loader
+ * written from scratch, e.g. a P2P one) is wrapped around its `load`: each load leaves on the
+ * current pair, and retries it makes inside one load are its own business. When the token is
+ * inside its lead window the request first waits (bounded) for the refresh.
  *
+ * @throws TypeError when `Base` is not a class.
  * @example
  * ```ts
- * const hls = new Hls({ loader: tokenLoader(refresher) })
+ * const hls = new Hls({ loader: tokenLoader(refresher, Hls.DefaultConfig.loader) })
  * ```
  */
-export function tokenLoader(
+export function tokenLoader<C extends LoaderContext>(
   refresher: TokenRefresher,
-  Base: BaseLoaderClass = Hls.DefaultConfig.loader as unknown as BaseLoaderClass,
-): typeof Hls.DefaultConfig.loader {
+  Base: LoaderClass<C>,
+): LoaderClass<C> {
+  if (typeof Base !== 'function')
+    throw new TypeError(`tokenLoader: ${String(Base)} is not a loader class`)
+  // the wrappers only read and set `context.url`, common to every context type
+  const Any = Base as unknown as LoaderClass
+  const Wrapped = hasLoadInternal(Any)
+    ? perAttemptLoader(refresher, Any)
+    : perLoadLoader(refresher, Any)
+  return Wrapped as unknown as LoaderClass<C>
+}
+
+/** hls.js's own loaders: the rewrite runs before every attempt (see {@link tokenLoader}). */
+function perAttemptLoader(refresher: TokenRefresher, Base: BaseLoaderClass): BaseLoaderClass {
   return class TokenLoader extends Base {
     // Bumped by every abort/retry/destroy, so a rewrite that finishes late is dropped.
     #attempt = 0
+
+    override load(
+      context: LoaderContext,
+      config: LoaderConfiguration,
+      callbacks: LoaderCallbacks<LoaderContext>,
+    ): void {
+      super.load(context, config, reportingSentUrl(callbacks))
+    }
 
     override loadInternal(): void {
       const context = this.context
@@ -72,5 +114,89 @@ export function tokenLoader(
       this.#attempt++
       super.abortInternal()
     }
-  } as unknown as typeof Hls.DefaultConfig.loader
+  }
+}
+
+/** A loader that is not one of hls.js's: wrapped around its `load` (see {@link tokenLoader}). */
+function perLoadLoader(refresher: TokenRefresher, Base: LoaderClass): LoaderClass {
+  return class TokenLoadWrapper implements Loader<LoaderContext> {
+    readonly #inner: Loader<LoaderContext>
+    // Bumped by every load/abort/destroy, so a rewrite that finishes late is dropped.
+    #attempt = 0
+
+    constructor(config: HlsConfig) {
+      this.#inner = new Base(config)
+    }
+
+    get context(): LoaderContext | null {
+      return this.#inner.context
+    }
+
+    get stats(): LoaderStats {
+      return this.#inner.stats
+    }
+
+    load(
+      context: LoaderContext,
+      config: LoaderConfiguration,
+      callbacks: LoaderCallbacks<LoaderContext>,
+    ): void {
+      const attempt = ++this.#attempt
+      const reporting = reportingSentUrl(callbacks)
+      const send = () => {
+        try {
+          this.#inner.load(context, config, reporting)
+        } catch (error) {
+          reporting.onError({ code: 0, text: String(error) }, context, null, this.stats)
+        }
+      }
+      if (!refresher.stale) {
+        context.url = refresher.rewrite(context.url)
+        send()
+        return
+      }
+      void refresher.prepare(context.url).then((url) => {
+        if (attempt !== this.#attempt) return
+        context.url = url
+        send()
+      })
+    }
+
+    abort(): void {
+      this.#attempt++
+      this.#inner.abort()
+    }
+
+    destroy(): void {
+      this.#attempt++
+      this.#inner.destroy()
+    }
+
+    getCacheAge(): number | null {
+      return this.#inner.getCacheAge?.() ?? null
+    }
+
+    getResponseHeader(name: string): string | null {
+      return this.#inner.getResponseHeader?.(name) ?? null
+    }
+  }
+}
+
+/**
+ * `callbacks` whose `onError` also gives the URL actually sent, as `url`. hls.js builds a failed
+ * fragment's or key's error from the URL in the playlist (`{ url: frag.url, ...error }`), i.e.
+ * the pair the playlist was fetched with, not the one the request left with: the recovery
+ * (`refresher.recover(response.url)`) would take every refusal of the current token for one of
+ * an older pair, retry it, and never count it towards giving up.
+ */
+function reportingSentUrl(
+  callbacks: LoaderCallbacks<LoaderContext>,
+): LoaderCallbacks<LoaderContext> {
+  return {
+    ...callbacks,
+    onError: (error, context, networkDetails, stats) => {
+      const sent = { ...error, url: context.url }
+      callbacks.onError(sent, context, networkDetails, stats)
+    },
+  }
 }

@@ -99,6 +99,41 @@ describe('403/410 recovery', () => {
     expect(backend.calls).toBeLessThanOrEqual(3)
   })
 
+  it('once the refresher gives up, Shaka stops: fatal playlist updates, refused segments not retried', async () => {
+    const pageCallback: shaka.util.Error[] = []
+    player.configure({
+      streaming: { failureCallback: (error: shaka.util.Error) => pageCallback.push(error) },
+    })
+    expect(player.getConfiguration().manifest.raiseFatalErrorOnManifestUpdateRequestFailure).toBe(
+      false,
+    )
+    const { Severity, Category, Code } = shaka.util.Error
+    const refused = (url: string) =>
+      new shaka.util.Error(Severity.CRITICAL, Category.NETWORK, Code.BAD_HTTP_STATUS, url, 403)
+    const segment = new URL('v0/seg_000.ts', refresh.url).href
+    player.getConfiguration().streaming.failureCallback(refused(segment))
+    expect(pageCallback).toHaveLength(1) // before: Shaka's live policy (the page's) decides
+
+    const errors: unknown[] = []
+    refresh.refresher.addEventListener('error', (event) =>
+      errors.push((event as CustomEvent).detail),
+    )
+    cdn.rejectAll()
+    // three fresh tokens refused in a row: two requests (each ends after two refreshes)
+    await send(refresh.url, 10)
+    await send(new URL('v0/index.m3u8', refresh.url).href, 10)
+    expect(String(errors[0])).toContain('TokenRejectedError')
+    const config = player.getConfiguration()
+    expect(config.manifest.raiseFatalErrorOnManifestUpdateRequestFailure).toBe(true)
+    const error = refused(new URL('v0/seg_001.ts', refresh.url).href)
+    config.streaming.failureCallback(error)
+    expect(pageCallback).toHaveLength(1) // not retried: it stays fatal
+    expect(error.severity).toBe(Severity.CRITICAL)
+    // other errors still reach the page's callback
+    config.streaming.failureCallback(refused('https://elsewhere.example/seg.ts'))
+    expect(pageCallback).toHaveLength(2)
+  })
+
   it('leaves other hosts alone', async () => {
     const elsewhere = refresh.url.replace('127.0.0.1', 'localhost')
     await time.advance(14_000)

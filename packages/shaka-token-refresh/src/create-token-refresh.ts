@@ -1,6 +1,7 @@
 import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import type shaka from 'shaka-player'
 import { shakaClockSync } from './clock-sync.ts'
+import { stopOnTokenRejection } from './give-up.ts'
 import { tokenRequestFilter } from './request-filter.ts'
 import { recoveringRetryParameters, tokenRecovery } from './retry-recovery.ts'
 
@@ -64,6 +65,8 @@ export async function createTokenRefresh(options: TokenRefreshOptions): Promise<
       engine.registerResponseFilter(recovery.onResponse)
       engine.addEventListener('retry', recovery.onRetry)
       player.configure(recoveringRetryParameters(player.getConfiguration()))
+      // a CDN that refuses every token: Shaka's fatal error, not endless live retries
+      const stopGiveUp = stopOnTokenRejection(player, refresher)
       // Shaka announces no destruction: its destroy() is wrapped on this instance instead.
       const playerDestroy = player.destroy.bind(player)
       Object.assign(player, {
@@ -73,6 +76,7 @@ export async function createTokenRefresh(options: TokenRefreshOptions): Promise<
         },
       })
       detachers.push(() => {
+        stopGiveUp()
         clock.detach()
         engine.unregisterRequestFilter(clock.onRequest)
         engine.unregisterRequestFilter(requestFilter)

@@ -79,7 +79,7 @@ export function retryAfterOf(error: unknown): number | undefined {
  * `retryAfterMs` the `Retry-After` of a 429 or 503, which the refresher honours).
  * @example
  * ```ts
- * const refresh = await createTokenRefresh({
+ * const refresher = await TokenRefresher.create({
  *   getToken: () => fetchToken('https://tokens.example.com/token?video=demo&type=vod&expire=300'),
  *   refreshLeadSeconds: 60,
  * })

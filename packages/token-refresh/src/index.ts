@@ -14,7 +14,7 @@ export {
 export { offerRemotePlayback } from './remote-playback.ts'
 export { createTokenPeers, pagePeers, type TokenPeer, type TokenPeers } from './token-peers.ts'
 export { assertTokenRecord } from './token-record.ts'
-export { TokenRefresher } from './token-refresher.ts'
+export { TokenRefresher, type TokenRefresherEventMap } from './token-refresher.ts'
 export type {
   Clock,
   ProtectionMode,

@@ -18,6 +18,52 @@ import { assertTokenRecord } from './token-record.ts'
 import type { Clock, TimerHandle, TokenRecord, TokenRefreshOptions } from './types.ts'
 import { urlRewriter } from './url-rewriter.ts'
 
+/**
+ * The events of a {@link TokenRefresher}, for typed listeners:
+ * `refresher.addEventListener('tokenrefreshed', (event) => event.detail.expires)`.
+ */
+export interface TokenRefresherEventMap {
+  /** A new record is in (a refresh, or a peer's record); `detail` is the record. */
+  tokenrefreshed: CustomEvent<TokenRecord>
+  /**
+   * A refresh failed (playback goes on while the token is valid), or the CDN refused every new
+   * token ({@link TokenRejectedError}); `detail` is the error.
+   */
+  error: CustomEvent<Error>
+}
+
+/**
+ * Typed `addEventListener`/`removeEventListener` for the events of {@link TokenRefresherEventMap}
+ * (the DOM's pattern), merged into {@link TokenRefresher}: types only, EventTarget's methods run.
+ *
+ * @example
+ * ```ts
+ * refresher.addEventListener('tokenrefreshed', (event) => console.log(event.detail.expires))
+ * ```
+ */
+export interface TokenRefresher {
+  addEventListener<K extends keyof TokenRefresherEventMap>(
+    type: K,
+    listener: (this: TokenRefresher, event: TokenRefresherEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void
+  addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | AddEventListenerOptions,
+  ): void
+  removeEventListener<K extends keyof TokenRefresherEventMap>(
+    type: K,
+    listener: (this: TokenRefresher, event: TokenRefresherEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void
+  removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | EventListenerOptions,
+  ): void
+}
+
 /** Server clock minus client clock (ms) as a record's `Date` tells it; `previous` without one. */
 function clockOffset(record: TokenRecord, clock: Clock, previous: number): number {
   const serverDate = serverDateOf(record)
@@ -39,7 +85,8 @@ function clockOffset(record: TokenRecord, clock: Clock, previous: number): numbe
  * backoff and reported through `onError` and an `error` event. The arithmetic of all that lives
  * in `refresh-schedule.ts`, the defaults in `refresh-settings.ts`.
  *
- * Events: `tokenrefreshed` and `error`, both `CustomEvent`s with the record or error as `detail`.
+ * Events: `tokenrefreshed` and `error`, both `CustomEvent`s with the record or error as `detail`
+ * ({@link TokenRefresherEventMap}: typed listeners).
  *
  * @example
  * ```ts
@@ -51,6 +98,7 @@ function clockOffset(record: TokenRecord, clock: Clock, previous: number): numbe
  * someRequestHook((url) => refresher.rewrite(url))
  * ```
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above only types EventTarget's own methods
 export class TokenRefresher extends EventTarget implements TokenPeer {
   /** Successful refreshes so far (the initial fetch is not counted). */
   refreshCount = 0
@@ -421,6 +469,8 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     const { onError } = this.#settings
     if (onError) onError(error)
     else console.warn('[token-refresh] refresh failed', error)
-    this.dispatchEvent(new CustomEvent('error', { detail: error }))
+    // getToken may reject with anything; the event's detail is always an Error (the map says so)
+    const detail = error instanceof Error ? error : new Error(String(error), { cause: error })
+    this.dispatchEvent(new CustomEvent('error', { detail }))
   }
 }

@@ -188,6 +188,88 @@ describe('the tokenRefresh plugin', () => {
   })
 })
 
+describe('a CDN that refuses every token', () => {
+  it("ends in the player's own error (MEDIA_ERR_NETWORK) and VHS's loaders stop", async () => {
+    const { getToken } = backendFor('12345_demo')
+    const onError = vi.fn()
+    const player = newPlayer(await prepareTokenRefresh({ ...options(getToken), onError }))
+    await tokenRefreshOf(player)?.ready
+    const vhs = await vhsTakesSource(player)
+    // VHS's playlist controller, whose pauseLoading() its own fatal errors call
+    let paused = 0
+    Object.assign(vhs, { playlistController_: { pauseLoading: () => paused++ } })
+    // (happy-dom has no MediaSource: the player's 'no compatible source', code 4, is not ours)
+    const errorEvents: unknown[] = []
+    player.on('error', () => {
+      if (player.error()?.code === 2) errorEvents.push(player.error())
+    })
+    cdn.rejectAll()
+    const load = (uri: string) =>
+      new Promise<void>((resolve) => vhs.xhr({ uri, responseType: 'text' }, () => resolve()))
+    // one request, retried after two refreshes: three tokens refused in a row
+    await load(player.currentSrc())
+    expect(cdn.hits.map((hit) => hit.status)).toEqual([403, 403, 403])
+    expect(onError).toHaveBeenCalledTimes(1)
+    expect(onError.mock.calls[0]?.[0]).toMatchObject({ name: 'TokenRejectedError' })
+    expect(errorEvents).toHaveLength(1)
+    expect(player.error()?.code).toBe(2)
+    expect(player.error()?.message).toContain('SECRET_KEY and CLIENT_ID')
+    expect(paused).toBe(1)
+    // nothing more is reported, however VHS goes on
+    await load(player.currentSrc())
+    expect(onError).toHaveBeenCalledTimes(1)
+    expect(errorEvents).toHaveLength(1)
+  })
+})
+
+describe('a CDN that refuses every token, where the refresher cannot count it', () => {
+  it('errors when VHS is handed the refusal of a token fresh from a recovery refresh', async () => {
+    const { getToken } = backendFor('12345_demo')
+    // from the 3rd call on, the record of the 2nd: a backend signing within the same second
+    let calls = 0
+    let last: Awaited<ReturnType<typeof getToken>> | undefined
+    const sameAgain = async () => {
+      if (++calls >= 3 && last) return last
+      last = await getToken()
+      return last
+    }
+    const onError = vi.fn()
+    const player = newPlayer(await prepareTokenRefresh({ ...options(sameAgain), onError }))
+    const refresher = await tokenRefreshOf(player)?.ready
+    const vhs = await vhsTakesSource(player)
+    cdn.rejectAll()
+    await new Promise<void>((resolve) =>
+      vhs.xhr({ uri: player.currentSrc(), responseType: 'text' }, () => resolve()),
+    )
+    expect(cdn.hits.map((hit) => `${hit.token} ${hit.status}`)).toEqual([
+      'tok0001plain 403',
+      'tok0002plain 403',
+      'tok0002plain 403',
+    ])
+    // tok0002plain counted once: the refresher has not given up...
+    expect(refresher?.rejected).toBe(false)
+    // ...but a token fresh from the backend was refused and VHS got the 403
+    expect(onError).toHaveBeenCalledTimes(1)
+    expect(onError.mock.calls[0]?.[0]).toMatchObject({ name: 'TokenRejectedError' })
+    expect(player.error()?.code).toBe(2)
+  })
+
+  it('a single refused token whose refresh is accepted is no such case', async () => {
+    const { getToken } = backendFor('12345_demo')
+    const onError = vi.fn()
+    const player = newPlayer(await prepareTokenRefresh({ ...options(getToken), onError }))
+    await tokenRefreshOf(player)?.ready
+    const vhs = await vhsTakesSource(player)
+    cdn.revoke('tok0001plain')
+    await new Promise<void>((resolve) =>
+      vhs.xhr({ uri: player.currentSrc(), responseType: 'text' }, () => resolve()),
+    )
+    expect(cdn.hits.map((hit) => hit.status)).toEqual([410, 200])
+    expect(onError).not.toHaveBeenCalled()
+    expect(player.error()?.code).not.toBe(2)
+  })
+})
+
 describe('native playback (no VHS on the tech)', () => {
   /** The browser plays HLS itself: a tech whose element is the <video>, and no `vhs`. */
   const nativeTakesSource = (player: Player) => {

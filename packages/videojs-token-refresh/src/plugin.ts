@@ -2,6 +2,7 @@ import type { NativeProtection, TokenRefreshWorker } from '@proj/sw-token-refres
 import { type ProtectionMode, TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import videojs from 'video.js'
 import type PluginType from 'video.js/dist/types/plugin'
+import { type FailingPlayer, failOnTokenRejection, type TokenRejectionWatch } from './give-up.ts'
 import { type RevivablePlayer, reviveAfterOutage } from './revive.ts'
 import { installVhsHooks, type VhsXhr } from './vhs-hooks.ts'
 
@@ -78,7 +79,10 @@ export class TokenRefreshPlugin extends Plugin {
   /** Native playback's protection, when the player ended up without VHS. */
   native: Promise<NativeProtection | undefined> | undefined
   #remove: (() => void) | undefined
-  #stopRevive: (() => void) | undefined
+  /** Stops what watches the current refresher (the outage revival, the give-up). */
+  #unwatch: (() => void) | undefined
+  /** The current refresher's give-up, told of VHS's answers. */
+  #rejections: TokenRejectionWatch | undefined
   #generation = 0
   #disposed = false
   #options: TokenRefreshPluginOptions
@@ -108,7 +112,7 @@ export class TokenRefreshPlugin extends Plugin {
    * ```
    */
   async load(options: TokenRefreshPluginOptions, play = true): Promise<TokenRefresher | undefined> {
-    this.#stopRevive?.()
+    this.#unwatch?.()
     this.refresher?.destroy()
     this.refresher = undefined
     this.#options = options
@@ -124,9 +128,21 @@ export class TokenRefreshPlugin extends Plugin {
         return undefined
       }
       this.refresher = refresher
-      this.#stopRevive = reviveAfterOutage(this.player as unknown as RevivablePlayer, refresher, {
+      const stopRevive = reviveAfterOutage(this.player as unknown as RevivablePlayer, refresher, {
         type: HLS_TYPE,
       })
+      // a CDN that refuses every token: the player's own error, not a silent wait
+      const watch = failOnTokenRejection(
+        this.player as unknown as FailingPlayer,
+        refresher,
+        options.onError,
+      )
+      this.#rejections = watch
+      this.#unwatch = () => {
+        stopRevive()
+        watch.stop()
+        this.#rejections = undefined
+      }
       if (play || !this.player.currentSrc()) this.player.src({ src: refresher.url, type: HLS_TYPE })
       return refresher
     } catch (error) {
@@ -141,7 +157,7 @@ export class TokenRefreshPlugin extends Plugin {
 
   override dispose(): void {
     this.#disposed = true
-    this.#stopRevive?.()
+    this.#unwatch?.()
     this.#endNative()
     this.refresher?.destroy()
     this.#remove?.()
@@ -160,7 +176,11 @@ export class TokenRefreshPlugin extends Plugin {
     if (!vhs) return this.#protectNative(tech?.el())
     if (hooked.has(vhs.xhr)) return
     this.#remove?.()
-    const installed = installVhsHooks(vhs.xhr, () => this.refresher)
+    const installed = installVhsHooks(
+      vhs.xhr,
+      () => this.refresher,
+      (url, status, final) => this.#rejections?.observe(url, status, final),
+    )
     vhs.xhr = installed.xhr
     hooked.add(installed.xhr)
     this.#remove = installed.remove

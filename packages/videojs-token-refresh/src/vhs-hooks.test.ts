@@ -83,6 +83,26 @@ describe('installVhsHooks', () => {
     expect(backend.calls).toBeLessThanOrEqual(4)
   })
 
+  it('tells the observer of every answer, and of each refusal handed to VHS', async () => {
+    hooks.remove()
+    const heard: string[] = []
+    hooks = installVhsHooks(
+      vhsXhr,
+      () => refresher,
+      (url, status, final) => {
+        heard.push(`${new URL(url).pathname.split('/')[3]} ${status}${final ? ' final' : ''}`)
+      },
+    )
+    cdn.failOnce('seg_000.ts', 403)
+    await request(new URL('v0/seg_000.ts', refresher.url).href)
+    expect(heard).toEqual(['tok0001plain 403', 'tok0002plain 200'])
+    heard.length = 0
+    cdn.rejectAll()
+    await request(refresher.url)
+    // tok0001, tok0002, tok0003: three refused in a row for the refresher, which gives up
+    expect(heard).toEqual(['tok0002plain 403', 'tok0003plain 403', 'tok0003plain 403 final'])
+  })
+
   it('does not resend a request VHS aborted while the refresh was pending', async () => {
     cdn.revoke('tok0001plain')
     backend.fail(1, 'hang')

@@ -27,6 +27,12 @@ export interface VhsXhr {
 }
 
 /**
+ * Told of every answer to VHS's requests (the URL really sent, its status), and with `final` of
+ * each 403/410 handed to VHS in the end (no recovery could help).
+ */
+export type ResponseObserver = (url: string, status: number, final: boolean) => void
+
+/**
  * Connects one VHS xhr to the refresher returned by `current()` (undefined until it exists).
  *
  * - `onRequest` moves every playlist, segment, init segment and key URL onto the current pair,
@@ -36,6 +42,7 @@ export interface VhsXhr {
  * - The returned `xhr` (a Proxy of the original, so its hook registry is shared) holds such an
  *   answer back from VHS, waits for the new pair and sends the request again, at most twice.
  *   VHS would otherwise exclude the rendition for a minute, or loop on the last one.
+ * - `observe`, when given, hears of every answer, and of each 403/410 handed to VHS in the end.
  *
  * @example
  * ```ts
@@ -47,6 +54,7 @@ export interface VhsXhr {
 export function installVhsHooks(
   xhr: VhsXhr,
   current: () => TokenRefresher | undefined,
+  observe?: ResponseObserver,
 ): { xhr: VhsXhr; remove: () => void } {
   const onRequest: RequestHook = (options) => {
     const refresher = current()
@@ -56,6 +64,7 @@ export function installVhsHooks(
   const onResponse: ResponseHook = (request) => {
     // responseURL: the URL that was really sent, after the onRequest rewrite
     if (isTokenRejection(request.status)) current()?.recover(request.responseURL)
+    observe?.(request.responseURL, request.status, false)
   }
   xhr.onRequest(onRequest)
   xhr.onResponse(onResponse)
@@ -86,6 +95,8 @@ export function installVhsHooks(
                 .catch((sendError: unknown) => callback(sendError, response))
               return
             }
+            if (isTokenRejection(response.status) && !response.aborted)
+              observe?.(response.responseURL, response.status, true)
             callback(error, response)
           },
         ]) as VhsRequest

@@ -1,0 +1,70 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runInThisContext } from 'node:vm'
+import {
+  fakeTime,
+  fakeTokenBackend,
+  testRefreshOptions,
+  tinyCdn,
+} from '@proj/token-refresh/testing'
+import type HlsClass from 'hls.js'
+import { build } from 'vite'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import type * as api from './iife.ts'
+
+// The script-tag build as a page gets it: hls.js's own UMD file first (it sets `Hls` on the
+// window), then the IIFE, both evaluated as classic scripts in the happy-dom window. The IIFE is
+// built here, into a temporary folder, from the same config as `pnpm build`.
+type Globals = { Hls: typeof HlsClass; HlsTokenRefresh: typeof api }
+const page = globalThis as unknown as Globals
+let folder: string
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'hlsjs-iife-'))
+  await build({
+    configFile: join(import.meta.dirname, '../vite.iife.config.ts'),
+    build: { outDir: folder },
+    logLevel: 'silent',
+  })
+  const player = createRequire(import.meta.url).resolve('hls.js/dist/hls.min.js')
+  runInThisContext(await readFile(player, 'utf8'), { filename: player })
+  const ours = join(folder, 'hlsjs-token-refresh.min.js')
+  runInThisContext(await readFile(ours, 'utf8'), { filename: ours })
+}, 30_000)
+afterAll(() => rm(folder, { recursive: true, force: true }))
+
+it('exposes HlsTokenRefresh beside the Hls global', () => {
+  expect(typeof page.Hls.isSupported).toBe('function')
+  expect(Object.keys(page.HlsTokenRefresh)).toEqual(
+    expect.arrayContaining(['createTokenRefresh', 'fetchToken', 'registerTokenRefreshWorker']),
+  )
+})
+
+it('keeps the global Hls on fresh tokens through the global API', async () => {
+  const { Hls, HlsTokenRefresh } = page
+  const time = fakeTime()
+  const cdn = await tinyCdn(time.clock)
+  try {
+    const backend = fakeTokenBackend({ clock: time.clock })
+    const refresh = await HlsTokenRefresh.createTokenRefresh({
+      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
+      Hls,
+    })
+    const first = refresh.url
+    expect(first).toContain('/tok0001plain/')
+    const hls = new Hls({ ...refresh.hlsConfig, autoStartLoad: false })
+    refresh.attach(hls)
+    const parsed = new Promise((resolve) => hls.once(Hls.Events.MANIFEST_PARSED, resolve))
+    await time.advance(14_000) // past the lead time: the second token is in
+    hls.loadSource(first)
+    await parsed
+    expect(hls.levels).toHaveLength(2)
+    expect(cdn.hits.map((hit) => `${hit.token} ${hit.status}`)).toEqual(['tok0002plain 200'])
+    hls.destroy()
+    expect(time.pending).toBe(0) // the refresh stopped with the player
+  } finally {
+    await cdn.close()
+  }
+})

@@ -1,0 +1,66 @@
+import { isTokenRejection, type TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
+import type { ErrorData, default as Hls } from 'hls.js'
+import type { HlsClass } from './hls-class.ts'
+
+/**
+ * Ends playback with hls.js's own fatal error once `refresher` gives up on a CDN that refuses
+ * every token ({@link TokenRejectedError}, reported through `onError` by the refresher): loading
+ * stops (`hls.stopLoad()`) and a fatal `NETWORK_ERROR` is raised, with the error as `error` and
+ * the details and response of the last refused request of this video (`fragLoadError` when none
+ * was seen). Without it hls.js goes on: with no alternate rendition it retries a refused
+ * fragment up to its `maxNumRetry` (6 by default, about 30 s) whatever the retry policy says.
+ * Nothing is raised when hls.js already failed on that refusal itself. `Hls` is the page's class
+ * (its event and error names). Returns the function that stops watching.
+ *
+ * @example
+ * ```ts
+ * const stop = failOnTokenRejection(Hls, hls, refresh.refresher)
+ * hls.on(Hls.Events.ERROR, (_, data) => {
+ *   if (data.fatal && data.error instanceof TokenRejectedError) showError(data.error.message)
+ * })
+ * ```
+ */
+export function failOnTokenRejection(
+  { Events, ErrorTypes, ErrorDetails }: HlsClass,
+  hls: Hls,
+  refresher: TokenRefresher,
+): () => void {
+  let stopped = false
+  let failed = false
+  /** The last error of hls.js for a refused request of this video (the same object it goes on to handle). */
+  let refused: ErrorData | undefined
+  const onHlsError = (_: unknown, data: ErrorData) => {
+    const url = data.response?.url
+    if (isTokenRejection(data.response?.code) && url && refresher.owns(url)) refused = data
+  }
+  const fail = (error: TokenRejectedError) => {
+    if (stopped || failed) return
+    failed = true
+    // hls.js made this very refusal fatal by itself (a manifest, or a playlist with no
+    // alternate): it stopped loading, and a second fatal error would only repeat it
+    if (refused?.fatal) return
+    hls.stopLoad()
+    hls.trigger(Events.ERROR, {
+      type: ErrorTypes.NETWORK_ERROR,
+      details: refused?.details ?? ErrorDetails.FRAG_LOAD_ERROR,
+      fatal: true,
+      error,
+      ...(refused?.response && { response: refused.response }),
+    })
+  }
+  const onRefresherError = (event: Event) => {
+    const error = (event as CustomEvent<unknown>).detail
+    if (!(error instanceof TokenRejectedError)) return
+    // The refresher gives up inside hls.js's handling of a refused request (its retry policy
+    // asks `recover`): fail once that handling is over, so hls.js does not schedule its retry
+    // after the stop, and its own verdict on the request (fatal or not) is known.
+    queueMicrotask(() => fail(error))
+  }
+  hls.on(Events.ERROR, onHlsError)
+  refresher.addEventListener('error', onRefresherError)
+  return () => {
+    stopped = true
+    hls.off(Events.ERROR, onHlsError)
+    refresher.removeEventListener('error', onRefresherError)
+  }
+}

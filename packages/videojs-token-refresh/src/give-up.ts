@@ -1,0 +1,119 @@
+import { isTokenRejection, type TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
+import type { ResponseObserver } from './vhs-hooks.ts'
+
+/** MediaError code MEDIA_ERR_NETWORK: the media could not be fetched. */
+const MEDIA_ERR_NETWORK = 2
+
+/** The VHS internals that can stop its loaders (present in every VHS the peer range admits). */
+interface VhsLoaders {
+  playlistController_?: { pauseLoading?: () => void }
+}
+
+/** The part of a video.js player the give-up uses. */
+export interface FailingPlayer {
+  error(error: { code: number; message: string }): unknown
+  tech(safety: true): unknown
+}
+
+/**
+ * Ends playback with the player's own error: `player.error()` with MEDIA_ERR_NETWORK (video.js
+ * fires `error` and shows it), and VHS's loaders stopped. video.js leaves the tech alone on a
+ * player error and VHS pauses only on its own errors, so without the stop a live playlist would
+ * go on being reloaded (and refused) behind the error.
+ *
+ * @example
+ * ```ts
+ * failPlayback(player, new TokenRejectedError(3))
+ * player.error()?.code // 2
+ * ```
+ */
+export function failPlayback(player: FailingPlayer, error: Error): void {
+  player.error({ code: MEDIA_ERR_NETWORK, message: `token refresh: ${error.message}` })
+  const tech = player.tech(true) as { vhs?: VhsLoaders } | undefined
+  tech?.vhs?.playlistController_?.pauseLoading?.()
+}
+
+/** What {@link failOnTokenRejection} returns. */
+export interface TokenRejectionWatch {
+  /** For {@link installVhsHooks}: the answers to VHS's requests. */
+  observe: ResponseObserver
+  /** Stops watching. */
+  stop: () => void
+}
+
+/**
+ * Makes the player fail (once) when the CDN refuses every token, also where the refresher
+ * cannot tell:
+ *
+ * - the refresher gives up ({@link TokenRejectedError}, already reported through its `onError`):
+ *   its recovery stops there, and VHS alone would exclude renditions and wait on an empty buffer
+ *   without ever raising an error;
+ * - VHS is handed a refusal of the current token, though that token came from a refresh made
+ *   because its predecessor was refused, and no request with it succeeded: a fresh token
+ *   refused, and no refresh can help. The
+ *   refresher may not count it (a backend signing within the same second hands out the same
+ *   token again, and a token counts once), so `onError` gets the TokenRejectedError here.
+ *
+ * @example
+ * ```ts
+ * const watch = failOnTokenRejection(player, refresher, options.onError)
+ * installVhsHooks(vhs.xhr, () => refresher, watch.observe)
+ * ```
+ */
+export function failOnTokenRejection(
+  player: FailingPlayer,
+  refresher: TokenRefresher,
+  onError?: (error: unknown) => void,
+): TokenRejectionWatch {
+  const tokenOf = () => (refresher.ipBound ? refresher.record.token_ip : refresher.record.token)
+  const carries = (url: string, token: string) => url.includes(`/${token}/`)
+  let failed = false
+  let token = tokenOf()
+  /** Distinct tokens refused in a row (the current one included once refused). */
+  let refusedInARow = 0
+  let currentRefused = false
+  /** The current token replaced a refused one: it is fresh from a recovery refresh. */
+  let freshAfterRefusal = false
+  const fail = (error: Error) => {
+    if (failed) return
+    failed = true
+    failPlayback(player, error)
+  }
+  const onRefresherError = (event: Event) => {
+    const error = (event as CustomEvent<unknown>).detail
+    if (error instanceof TokenRejectedError) fail(error)
+  }
+  const onRefreshed = () => {
+    const next = tokenOf()
+    freshAfterRefusal = currentRefused
+    if (!currentRefused) refusedInARow = 0
+    // the same token handed out again stays refused
+    if (next !== token) currentRefused = false
+    token = next
+  }
+  refresher.addEventListener('error', onRefresherError)
+  refresher.addEventListener('tokenrefreshed', onRefreshed)
+  return {
+    observe(url, status, final) {
+      if (failed || refresher.rejected || !carries(url, token)) return
+      if (!isTokenRejection(status)) {
+        // the CDN takes this token: whatever was refused before was not about the secret
+        if (status >= 200 && status < 300) {
+          freshAfterRefusal = false
+          refusedInARow = 0
+        }
+        return
+      }
+      if (!currentRefused) refusedInARow++
+      currentRefused = true
+      if (!final || !freshAfterRefusal || refresher.expired) return
+      const error = new TokenRejectedError(refusedInARow)
+      onError?.(error)
+      fail(error)
+    },
+    stop() {
+      refresher.removeEventListener('error', onRefresherError)
+      refresher.removeEventListener('tokenrefreshed', onRefreshed)
+    },
+  }
+}

@@ -1,0 +1,73 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runInThisContext } from 'node:vm'
+import {
+  fakeTime,
+  fakeTokenBackend,
+  testRefreshOptions,
+  tinyCdn,
+} from '@proj/token-refresh/testing'
+import type videojsModule from 'video.js'
+import { build } from 'vite'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import type * as api from './iife.ts'
+
+// The script-tag build as a page gets it: video.js's own UMD file first (it sets `videojs` on the
+// window), then the IIFE, both evaluated as classic scripts in the happy-dom window. The IIFE is
+// built here, into a temporary folder, from the same config as `pnpm build`.
+type Globals = { videojs: typeof videojsModule; VideojsTokenRefresh: typeof api }
+const page = globalThis as unknown as Globals
+let folder: string
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'videojs-iife-'))
+  await build({
+    configFile: join(import.meta.dirname, '../vite.iife.config.ts'),
+    build: { outDir: folder },
+    logLevel: 'silent',
+  })
+  const player = createRequire(import.meta.url).resolve('video.js/dist/video.min.js')
+  runInThisContext(await readFile(player, 'utf8'), { filename: player })
+  page.videojs.log.level('off') // happy-dom has no MediaSource: no tech takes the source
+  const ours = join(folder, 'videojs-token-refresh.min.js')
+  runInThisContext(await readFile(ours, 'utf8'), { filename: ours })
+}, 30_000)
+afterAll(() => rm(folder, { recursive: true, force: true }))
+
+it('exposes VideojsTokenRefresh and registers the plugin on the videojs global when loaded', () => {
+  const { VideojsTokenRefresh, videojs } = page
+  expect(Object.keys(VideojsTokenRefresh)).toEqual(
+    expect.arrayContaining(['prepareTokenRefresh', 'registerTokenRefreshWorker', 'tokenRefreshOf']),
+  )
+  expect(videojs.getPlugin('tokenRefresh')).toBe(VideojsTokenRefresh.TokenRefreshPlugin)
+})
+
+it('keeps a player on fresh tokens through the global API and the real VHS xhr', async () => {
+  const { VideojsTokenRefresh, videojs } = page
+  const time = fakeTime()
+  const cdn = await tinyCdn(time.clock)
+  try {
+    const backend = fakeTokenBackend({ clock: time.clock })
+    const options = testRefreshOptions(time, cdn.issuing(backend.getToken))
+    const element = document.createElement('video')
+    document.body.append(element)
+    const player = videojs(element, await VideojsTokenRefresh.prepareTokenRefresh(options))
+    const refresher = await VideojsTokenRefresh.tokenRefreshOf(player)?.ready
+    const first = player.currentSrc()
+    expect(first).toContain('/tok0001plain/')
+    // VHS's own xhr, from the global video.js, hooked through the global API
+    const vhsXhr = (videojs as unknown as { Vhs: { xhr: api.VhsXhr } }).Vhs.xhr
+    const hooked = VideojsTokenRefresh.installVhsHooks(vhsXhr, () => refresher)
+    await time.advance(14_000) // past the lead time: the second token is in
+    await new Promise<void>((resolve) =>
+      hooked.xhr({ uri: first, responseType: 'text' }, () => resolve()),
+    )
+    expect(cdn.hits.map((hit) => `${hit.token} ${hit.status}`)).toEqual(['tok0002plain 200'])
+    hooked.remove()
+    player.dispose()
+  } finally {
+    await cdn.close()
+  }
+})
