@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // The repository's layers, checked on manifests AND on the imports in the code:
-// - packages/* are libraries: they depend on no app, and nothing product-side (packages/*,
-//   apps/*) depends on the test, benchmark or local-stack workspaces (e2e, bench, stack);
+// - packages/* are libraries: they depend on no app (a library's tests may run one as a fixture,
+//   a devDependency imported only by test files: the token backend's sessions are tested against
+//   the CDN emulator), and nothing product-side (packages/*, apps/*) depends on the test,
+//   benchmark or local-stack workspaces (e2e, bench, stack);
 // - every workspace imports another only by its package name, declared in its package.json: no
 //   relative import leaves its folder (`../../scripts/…`, `../../apps/…`), so the layering of the
 //   manifests is the layering of the code.
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { codeFiles } from './code-files.mjs'
 
@@ -32,19 +34,43 @@ function workspaces() {
   })
 }
 
+/** Test code: a test file, a test folder's file, a vitest config. */
+const TEST_CODE = /(?:^|\/)(?:test\/.*|[^/]+\.test(?:-d)?\.[cm]?[jt]s|vitest\.config\.[cm]?[jt]s)$/
+
+/**
+ * Whether `file` lies in a folder with a package.json of its own below the workspace `folder`:
+ * another package, not the workspace's code (e2e/adoption/app: an adopter's app, installed from
+ * the tarballs outside the workspace).
+ */
+const inNestedPackage = (folder, file) => {
+  for (let dir = dirname(file); dir !== folder && dir !== '.'; dir = dirname(dir))
+    if (existsSync(join(root, dir, 'package.json'))) return true
+  return false
+}
+
 const all = workspaces()
 const layerOf = new Map(all.map(({ manifest, layer }) => [manifest.name, layer]))
 const violations = []
 for (const { folder, layer, manifest } of all) {
   const declared = new Set(KINDS.flatMap((kind) => Object.keys(manifest[kind] ?? {})))
+  const shipped = new Set(
+    KINDS.filter((kind) => kind !== 'devDependencies').flatMap((kind) =>
+      Object.keys(manifest[kind] ?? {}),
+    ),
+  )
+  // apps a library's tests use: allowed as devDependencies, imported by test code only
+  const fixtures = new Set()
   for (const name of declared) {
     const target = layerOf.get(name)
-    if (layer === 'packages' && target === 'apps')
-      violations.push(`${folder}/package.json: the library depends on the app ${name}`)
+    if (layer === 'packages' && target === 'apps') {
+      if (shipped.has(name))
+        violations.push(`${folder}/package.json: the library depends on the app ${name}`)
+      else fixtures.add(name)
+    }
     if ((layer === 'packages' || layer === 'apps') && ['e2e', 'bench', 'stack'].includes(target))
       violations.push(`${folder}/package.json: product code depends on ${name} (${target})`)
   }
-  for (const file of codeFiles(root, folder)) {
+  for (const file of codeFiles(root, folder).filter((file) => !inNestedPackage(folder, file))) {
     const text = readFileSync(join(root, file), 'utf8')
     for (const [, specifier] of text.matchAll(SPECIFIER)) {
       if (specifier.startsWith('.')) {
@@ -55,6 +81,8 @@ for (const { folder, layer, manifest } of all) {
         const name = specifier.split('/').slice(0, 2).join('/')
         if (name !== manifest.name && !declared.has(name))
           violations.push(`${file}: imports ${name}, which ${folder}/package.json does not declare`)
+        else if (fixtures.has(name) && !TEST_CODE.test(relative(folder, file)))
+          violations.push(`${file}: the library's code imports the app ${name} (tests only)`)
       }
     }
   }

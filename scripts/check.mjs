@@ -27,6 +27,15 @@ const steps = [
   // the API emulator's OpenAPI document, linted as client generators read it
   ['openapi', ['--filter', '@proj/api-worker', 'run', 'lint:openapi']],
   ['builds', ['-r', 'run', 'build']],
+  // a dry run of `pnpm release`: every non-private package packed into .tmp/packs/ and its
+  // tarball's package.json checked (no workspace: range, no .ts entry, LICENSE, metadata)
+  ['packs', ['run', 'check:packs']],
+  // the packed token backend's bin on the oldest Node its engines.node admits (installed from the
+  // npm registry into .tmp/node-floor/ once): tokens, config by environment and file, SIGTERM
+  ['node floor', ['exec', 'node', 'scripts/check-node-floor.mjs']],
+  // the adopter's view: those tarballs installed with npm into an app outside the workspace, every
+  // README code block type-checked there, the app built with Vite (the e2e spec adoption plays it)
+  ['adoption', ['exec', 'node', 'e2e/adoption/prepare.ts']],
   ['sizes', ['run', 'size']],
   // Real browsers against real nginx, alone on the machine: timing-sensitive, so not in parallel
   // with the unit tests.
