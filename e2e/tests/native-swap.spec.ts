@@ -58,6 +58,6 @@ test('native + swap, live on a mobile network (1.6 Mbit/s, 150 ms): every swap m
   expect(state.fatal).toEqual([])
   expect(gaps.length).toBeGreaterThanOrEqual(3)
   // what bounds a gap here: three round trips of 150 ms (master, playlist, segment) and one 2-s
-  // segment at 1.6 Mbit/s (~0.1 s) before the element has a frame again; README: native playback
+  // segment at 1.6 Mbit/s (~0.1 s) before the element has a frame again; docs/native-playback.md
   for (const gap of gaps) expect(gap).toBeLessThan(2000)
 })

@@ -1,4 +1,4 @@
-// Issue 13, part 3: rotating the CDN secret during playback. The runbook (README): the CDN accepts
+// Issue 13, part 3: rotating the CDN secret during playback. The runbook (docs/cdn.md): the CDN accepts
 // the new and the previous secret, the token worker switches to the new one, the old one is
 // dropped after the longest token lifetime. Then a hard switch (no transition window): the 403
 // recovery brings playback back, and the stall it costs is measured. Last, a CDN that rejects

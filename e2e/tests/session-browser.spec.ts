@@ -45,7 +45,7 @@ test('Chromium plays VOD and live on a session URL with no package, past 3 leaf 
   }
 })
 
-test('without crossorigin, Chromium cannot follow the session’s cross-origin redirect (what the README says)', async ({
+test('without crossorigin, Chromium cannot follow the session’s cross-origin redirect (what docs/sessions.md says)', async ({
   page,
 }) => {
   const video = uniqueVideo('no-crossorigin')

@@ -3,7 +3,7 @@ import { hc } from 'hono/client'
 import { describe, expect, it } from 'vitest'
 import type { ApiApp } from './index.ts'
 
-// The README's typed-client example, run against the deployed entry point inside workerd.
+// The typed-client example of docs/api-emulator.md, run against the deployed entry point inside workerd.
 describe('hc<ApiApp>', () => {
   it('calls the emulator with typed paths, queries and responses', async () => {
     const api = hc<ApiApp>('http://api.test', {

@@ -4,10 +4,10 @@ import { readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-// The README's curl examples, replayed against the real `wrangler dev` with the committed local
+// The curl examples of docs/token-api.md, replayed against the real `wrangler dev` with the committed local
 // values (.dev.vars.example), so the documented output is what the code prints.
 const root = join(import.meta.dirname, '..')
-const readme = readFileSync(join(root, '..', '..', 'README.md'), 'utf8')
+const readme = readFileSync(join(root, '..', '..', 'docs', 'token-api.md'), 'utf8')
 const PORT = 18788
 const DOC_ORIGIN = 'http://127.0.0.1:8787'
 

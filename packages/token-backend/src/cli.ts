@@ -18,7 +18,7 @@ const NAME = 'proj-token-backend'
 export const USAGE = `Usage: ${NAME} [--config <file.json>] [--env-file <file>] [--port <n>] [--host <address>]
 
 Serves the token backend (GET /token, GET /session, /s/…) on Node. Its settings are the
-variables of the README ("Configuration"): CLIENT_ID, SECRET_KEY, CDN_DOMAIN, CDN_DOMAIN_IP,
+variables of docs/configuration.md: CLIENT_ID, SECRET_KEY, CDN_DOMAIN, CDN_DOMAIN_IP,
 AUTH_MODE, JWT_*, ALLOWED_ORIGINS, SESSION_*, …, read from the environment and from files:
 
   --config <file>    a JSON object of those variables: {"SECRET_KEY": "…", "CDN_DOMAIN": "…"}

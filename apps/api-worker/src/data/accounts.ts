@@ -38,7 +38,7 @@ export interface LoginUser {
   totpSecret?: string
 }
 
-/** The documented login users (README): a client, a reseller and a client with 2FA. */
+/** The documented login users (docs/api-emulator.md): a client, a reseller and a client with 2FA. */
 export const LOGIN_USERS: readonly LoginUser[] = [
   {
     username: 'user@example.com',
