@@ -64,14 +64,24 @@ describe('closed by default', () => {
     })
   })
 
-  it('the Node entry refuses to start on the placeholder, naming what to set', async () => {
+  it.each([
+    {
+      refusal: 'on the placeholder, naming what to set',
+      hosts: { CDN_DOMAIN: 'cdn.example.com', CDN_DOMAIN_IP: 'cdn-ip.example.com' },
+      names: 'CDN_DOMAIN is still the placeholder cdn.example.com',
+    },
+    {
+      refusal: 'without AUTH_MODE, naming it',
+      hosts: { CDN_DOMAIN: 'cdn.mysite.net', CDN_DOMAIN_IP: 'cdn-ip.mysite.net' },
+      names: 'AUTH_MODE is required: it must be "jwt"',
+    },
+  ])('the Node entry refuses to start $refusal', async ({ hosts, names }) => {
     const child = spawn(process.execPath, [join(root, 'src', 'node.ts')], {
       env: {
         PATH: process.env.PATH ?? '',
         CLIENT_ID: '12345',
         SECRET_KEY: 'node-secret',
-        CDN_DOMAIN: 'cdn.example.com',
-        CDN_DOMAIN_IP: 'cdn-ip.example.com',
+        ...hosts,
         PORT: '0',
       },
     })
@@ -80,28 +90,7 @@ describe('closed by default', () => {
     child.stderr.on('data', (chunk) => (output += chunk))
     const [code] = await once(child, 'exit')
     expect(code).not.toBe(0)
-    expect(output).toContain('CDN_DOMAIN is still the placeholder cdn.example.com')
-    expect(output).not.toContain('listening')
-    expect(output).not.toContain('node-secret')
-  })
-
-  it('the Node entry refuses to start without AUTH_MODE, naming it', async () => {
-    const child = spawn(process.execPath, [join(root, 'src', 'node.ts')], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        CLIENT_ID: '12345',
-        SECRET_KEY: 'node-secret',
-        CDN_DOMAIN: 'cdn.mysite.net',
-        CDN_DOMAIN_IP: 'cdn-ip.mysite.net',
-        PORT: '0',
-      },
-    })
-    let output = ''
-    child.stdout.on('data', (chunk) => (output += chunk))
-    child.stderr.on('data', (chunk) => (output += chunk))
-    const [code] = await once(child, 'exit')
-    expect(code).not.toBe(0)
-    expect(output).toContain('AUTH_MODE is required: it must be "jwt"')
+    expect(output).toContain(names)
     expect(output).not.toContain('listening')
     expect(output).not.toContain('node-secret')
   })

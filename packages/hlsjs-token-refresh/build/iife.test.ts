@@ -1,11 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { runInThisContext } from 'node:vm'
 import {
   fakeTime,
   fakeTokenBackend,
+  loadScriptTagBuild,
   testRefreshOptions,
   tinyCdn,
 } from '@proj/token-refresh/testing'
@@ -19,21 +15,18 @@ import type * as api from './iife.ts'
 // built here, into a temporary folder, from the same config as `pnpm build`.
 type Globals = { Hls: typeof HlsClass; HlsTokenRefresh: typeof api }
 const page = globalThis as unknown as Globals
-let folder: string
+let remove: (() => Promise<void>) | undefined
 
 beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), 'hlsjs-iife-'))
-  await build({
-    configFile: join(import.meta.dirname, '../vite.iife.config.ts'),
-    build: { outDir: folder },
-    logLevel: 'silent',
+  remove = await loadScriptTagBuild({
+    build,
+    from: import.meta.url,
+    configFile: '../vite.iife.config.ts',
+    output: 'hlsjs-token-refresh.min.js',
+    player: 'hls.js/dist/hls.min.js',
   })
-  const player = createRequire(import.meta.url).resolve('hls.js/dist/hls.min.js')
-  runInThisContext(await readFile(player, 'utf8'), { filename: player })
-  const ours = join(folder, 'hlsjs-token-refresh.min.js')
-  runInThisContext(await readFile(ours, 'utf8'), { filename: ours })
 }, 30_000)
-afterAll(() => rm(folder, { recursive: true, force: true }))
+afterAll(() => remove?.())
 
 it('exposes HlsTokenRefresh beside the Hls global', () => {
   expect(typeof page.Hls.isSupported).toBe('function')

@@ -1,9 +1,3 @@
-import {
-  fakeTime,
-  fakeTokenBackend,
-  testRefreshOptions,
-  tinyCdn,
-} from '@proj/token-refresh/testing'
 import Hls, {
   FetchLoader,
   type HlsConfig,
@@ -16,26 +10,28 @@ import Hls, {
 } from 'hls.js'
 import HlsLight from 'hls.js/light'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-
+import { useTokenCdn } from '../test/token-cdn.ts'
 import { createTokenRefresh, type HlsTokenRefresh } from './create-token-refresh.ts'
 
-let time: ReturnType<typeof fakeTime>
-let backend: ReturnType<typeof fakeTokenBackend>
-let cdn: Awaited<ReturnType<typeof tinyCdn>>
+const env = useTokenCdn()
 let refresh: HlsTokenRefresh
 
 beforeEach(async () => {
-  time = fakeTime()
-  backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
-  cdn = await tinyCdn(time.clock)
-  refresh = await createTokenRefresh({
-    ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
-    Hls,
-  })
+  refresh = await createTokenRefresh({ ...env.options(), Hls })
 })
-afterEach(async () => {
-  refresh.destroy()
-  await cdn.close()
+afterEach(() => refresh.destroy())
+
+/** A second refresh on the test's backend and CDN, with `hlsConfig`. */
+const refreshWith = (hlsConfig: Partial<HlsConfig>) =>
+  createTokenRefresh({ ...env.options(), Hls, hlsConfig })
+
+/** The loader's own retries off, as hls.js's controllers set them: `loadPolicy` decides. */
+const attemptConfig = (loadPolicy: LoaderConfiguration['loadPolicy']): LoaderConfiguration => ({
+  loadPolicy,
+  timeout: 5000,
+  maxRetry: 0,
+  retryDelay: 0,
+  maxRetryDelay: 0,
 })
 
 /** Loads `url` through the package's loader with the package's policy for `policy`. */
@@ -61,16 +57,16 @@ const load = (
     }
     loader.load(
       { url, responseType: 'text' } as LoaderContext,
-      { loadPolicy, timeout: 5000, maxRetry: 0, retryDelay: 0, maxRetryDelay: 0 },
+      attemptConfig(loadPolicy),
       callbacks,
     )
   })
 }
-const tokens = () => cdn.hits.map((hit) => `${hit.token} ${hit.status}`)
+const tokens = () => env.cdn.hits.map((hit) => `${hit.token} ${hit.status}`)
 
 describe('createTokenRefresh', () => {
   it('fetches the initial token first and hands hls.js a loader for every request type', () => {
-    expect(backend.calls).toBe(1)
+    expect(env.backend.calls).toBe(1)
     expect(refresh.url).toContain('/tok0001plain/')
     // one loader for everything: pLoader/fLoader alone would miss AES key requests
     expect(refresh.hlsConfig.loader).toBeTypeOf('function')
@@ -81,11 +77,11 @@ describe('createTokenRefresh', () => {
   it('keeps options the page passes in hlsConfig', async () => {
     const other = await createTokenRefresh({
       Hls,
-      getToken: cdn.issuing(backend.getToken),
+      getToken: env.cdn.issuing(env.backend.getToken),
       refreshLeadSeconds: 6,
       refreshSpreadSeconds: 0,
       peers: null,
-      timers: time.timers,
+      timers: env.time.timers,
       visibility: null,
       hlsConfig: { maxBufferLength: 12 },
     })
@@ -97,17 +93,17 @@ describe('createTokenRefresh', () => {
 describe('the loader', () => {
   it('moves a URL resolved under an older token onto the pair of the 2nd and 3rd refresh', async () => {
     const level = new URL('v1/index.m3u8', refresh.url).href // resolved under token 1
-    await time.advance(28_000)
+    await env.time.advance(28_000)
     expect(refresh.refresher.refreshCount).toBe(2)
     expect((await load(level)).code).toBe(200)
-    await time.advance(14_000)
+    await env.time.advance(14_000)
     expect((await load(level)).code).toBe(200)
     expect(tokens()).toEqual(['tok0003plain 200', 'tok0004plain 200'])
   })
 
   it('rewrites on every attempt: a retry after a refresh leaves with the new pair', async () => {
-    cdn.failOnce('v0/index.m3u8', 503)
-    cdn.onHit(async (hit) => {
+    env.cdn.failOnce('v0/index.m3u8', 503)
+    env.cdn.onHit(async (hit) => {
       if (hit.status === 503) await refresh.refresher.refresh()
     })
     const response = await load(new URL('v0/index.m3u8', refresh.url).href)
@@ -128,7 +124,7 @@ describe('the loader', () => {
   })
 
   it('waits for the refresh when a request would leave inside the lead window (tab woke up)', async () => {
-    time.jump(60_000) // asleep: no timer ran, token 1 expired 40 s ago
+    env.time.jump(60_000) // asleep: no timer ran, token 1 expired 40 s ago
     expect((await load(refresh.url)).code).toBe(200)
     expect(tokens()).toEqual(['tok0002plain 200'])
   })
@@ -136,34 +132,34 @@ describe('the loader', () => {
   it.each([403, 410])(
     'recovers from %i: refreshes once and retries instead of failing',
     async (status) => {
-      cdn.failOnce('seg_000.ts', status)
+      env.cdn.failOnce('seg_000.ts', status)
       const response = await load(new URL('v0/seg_000.ts', refresh.url).href, 'fragLoadPolicy')
       expect(response.code).toBe(200)
       expect(tokens()).toEqual([`tok0001plain ${status}`, 'tok0002plain 200'])
-      expect(backend.calls).toBe(2)
+      expect(env.backend.calls).toBe(2)
     },
   )
 
   it('recovers key requests too', async () => {
-    cdn.revoke('tok0001plain')
+    env.cdn.revoke('tok0001plain')
     const response = await load(new URL('v0/key.bin', refresh.url).href, 'keyLoadPolicy')
     expect(response.code).toBe(200)
     expect(tokens()).toEqual(['tok0001plain 410', 'tok0002plain 200'])
   })
 
   it('gives up with the error when the CDN rejects every token, after a bounded number of fetches', async () => {
-    cdn.rejectAll()
+    env.cdn.rejectAll()
     const response = await load(refresh.url)
     expect(response.code).toBe(403)
-    expect(backend.calls).toBeLessThanOrEqual(3)
-    expect(cdn.hits.length).toBeLessThanOrEqual(3)
+    expect(env.backend.calls).toBeLessThanOrEqual(3)
+    expect(env.cdn.hits.length).toBeLessThanOrEqual(3)
   })
 
   it('does not touch requests to other hosts', async () => {
     const elsewhere = refresh.url.replace('127.0.0.1', 'localhost')
-    await time.advance(14_000)
+    await env.time.advance(14_000)
     await load(elsewhere)
-    expect(cdn.hits[0]?.token).toBe('tok0001plain')
+    expect(env.cdn.hits[0]?.token).toBe('tok0001plain')
   })
 })
 
@@ -172,17 +168,17 @@ describe('with a real Hls instance', () => {
     const hls = new Hls({ ...refresh.hlsConfig, autoStartLoad: false })
     refresh.attach(hls)
     const parsed = new Promise((resolve) => hls.once(Hls.Events.MANIFEST_PARSED, resolve))
-    await time.advance(14_000) // refreshed before the player even loads
+    await env.time.advance(14_000) // refreshed before the player even loads
     hls.loadSource(new URL('master.m3u8', refresh.url.replace('tok0002plain', 'tok0001plain')).href)
     await parsed
     expect(hls.levels).toHaveLength(2)
     expect(tokens()).toEqual(['tok0002plain 200'])
-    expect(time.pending).toBe(1)
+    expect(env.time.pending).toBe(1)
     const destroyed = vi.fn()
     refresh.refresher.addEventListener('tokenrefreshed', destroyed)
     hls.destroy()
-    expect(time.pending).toBe(0)
-    await time.advance(60_000)
+    expect(env.time.pending).toBe(0)
+    await env.time.advance(60_000)
     expect(destroyed).not.toHaveBeenCalled()
   })
 })
@@ -193,10 +189,10 @@ describe('attachNative (browsers where Hls.isSupported() is false)', () => {
     const protection = await refresh.attachNative(video, { mode: 'swap' })
     expect(protection.mode).toBe('swap')
     expect(video.src).toBe(refresh.url)
-    await time.advance(14_000) // refreshed while the element is paused: no swap yet…
+    await env.time.advance(14_000) // refreshed while the element is paused: no swap yet…
     expect(video.src).toContain('/tok0001plain/')
     video.dispatchEvent(new Event('play')) // …until it is played again
-    await time.advance(0)
+    await env.time.advance(0)
     expect(video.src).toContain('/tok0002plain/')
     protection.destroy()
   })
@@ -212,41 +208,42 @@ describe('attachNative (browsers where Hls.isSupported() is false)', () => {
   })
 })
 
+/** Loads `url` with a loader class of `config`, as hls.js does (fragment policy, short retries). */
+const loadThrough = (
+  Loader: new (config: HlsConfig) => Loader<LoaderContext>,
+  config: Partial<HlsConfig>,
+  url: string,
+) => {
+  const policy = config.fragLoadPolicy?.default
+  const errorRetry = policy?.errorRetry
+  if (!policy || !errorRetry) throw new Error('no policy')
+  return new Promise<{ code: number }>((resolve) => {
+    new Loader({ ...Hls.DefaultConfig, ...config }).load(
+      { url, responseType: 'arraybuffer' } as LoaderContext,
+      attemptConfig({
+        ...policy,
+        errorRetry: { ...errorRetry, retryDelayMs: 10, maxRetryDelayMs: 10 },
+      }),
+      {
+        onSuccess: () => resolve({ code: 200 }),
+        onError: (error) => resolve({ code: error.code }),
+        onTimeout: () => resolve({ code: -1 }),
+      },
+    )
+  })
+}
+
 describe("the loader on hls.js's loaders", () => {
   it('works on the FetchLoader too (loadInternal since hls.js 1.7): rewrites and recovers', async () => {
-    const other = await createTokenRefresh({
-      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
-      Hls,
-      hlsConfig: { loader: FetchLoader as never },
-    })
+    const other = await refreshWith({ loader: FetchLoader as never })
     const Loader = other.hlsConfig.loader
     if (!Loader) throw new Error('no loader')
-    cdn.failOnce('seg_000.ts', 410)
-    const response = await new Promise<{ code: number }>((resolve) => {
-      const policy = other.hlsConfig.fragLoadPolicy?.default
-      if (!policy?.errorRetry) throw new Error('no policy')
-      new Loader({ ...Hls.DefaultConfig, ...other.hlsConfig }).load(
-        {
-          url: new URL('v0/seg_000.ts', other.url).href,
-          responseType: 'arraybuffer',
-        } as LoaderContext,
-        {
-          loadPolicy: {
-            ...policy,
-            errorRetry: { ...policy.errorRetry, retryDelayMs: 10, maxRetryDelayMs: 10 },
-          },
-          timeout: 5000,
-          maxRetry: 0,
-          retryDelay: 0,
-          maxRetryDelay: 0,
-        },
-        {
-          onSuccess: () => resolve({ code: 200 }),
-          onError: (error) => resolve({ code: error.code }),
-          onTimeout: () => resolve({ code: -1 }),
-        },
-      )
-    })
+    env.cdn.failOnce('seg_000.ts', 410)
+    const response = await loadThrough(
+      Loader,
+      other.hlsConfig,
+      new URL('v0/seg_000.ts', other.url).href,
+    )
     expect(response.code).toBe(200)
     expect(tokens().slice(-2)).toEqual(['tok0002plain 410', 'tok0003plain 200'])
     other.destroy()
@@ -262,23 +259,13 @@ describe("the loader on hls.js's loaders", () => {
         throw new Error('inner loader broke')
       }
     }
-    const broken = await createTokenRefresh({
-      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
-      Hls,
-      hlsConfig: { loader: Broken as never },
-    })
+    const broken = await refreshWith({ loader: Broken as never })
     const Loader = broken.hlsConfig.loader
     if (!Loader) throw new Error('no loader')
     const error = await new Promise<{ code: number; text: string }>((resolve) => {
       new Loader({ ...Hls.DefaultConfig, ...broken.hlsConfig }).load(
         { url: broken.url, responseType: 'text' } as LoaderContext,
-        {
-          loadPolicy: Hls.DefaultConfig.manifestLoadPolicy.default,
-          timeout: 5000,
-          maxRetry: 0,
-          retryDelay: 0,
-          maxRetryDelay: 0,
-        },
+        attemptConfig(Hls.DefaultConfig.manifestLoadPolicy.default),
         {
           onSuccess: () => resolve({ code: 200, text: '' }),
           onError: resolve,
@@ -290,37 +277,6 @@ describe("the loader on hls.js's loaders", () => {
     broken.destroy()
   })
 })
-
-/** Loads `url` with a loader class of `config`, as hls.js does (fragment policy, short retries). */
-const loadThrough = (
-  Loader: new (config: HlsConfig) => Loader<LoaderContext>,
-  config: Partial<HlsConfig>,
-  url: string,
-) => {
-  const policy = config.fragLoadPolicy?.default
-  const errorRetry = policy?.errorRetry
-  if (!policy || !errorRetry) throw new Error('no policy')
-  return new Promise<{ code: number }>((resolve) => {
-    new Loader({ ...Hls.DefaultConfig, ...config }).load(
-      { url, responseType: 'arraybuffer' } as LoaderContext,
-      {
-        loadPolicy: {
-          ...policy,
-          errorRetry: { ...errorRetry, retryDelayMs: 10, maxRetryDelayMs: 10 },
-        },
-        timeout: 5000,
-        maxRetry: 0,
-        retryDelay: 0,
-        maxRetryDelay: 0,
-      },
-      {
-        onSuccess: () => resolve({ code: 200 }),
-        onError: (error) => resolve({ code: error.code }),
-        onTimeout: () => resolve({ code: -1 }),
-      },
-    )
-  })
-}
 
 /** A loader written from scratch (no hls.js base class), as P2P loaders are: fetch, no retries. */
 class ScratchLoader implements Loader<LoaderContext> {
@@ -361,19 +317,19 @@ const counting = (counts: string[], name: string) =>
 
 describe('the Hls class comes from the page (hls.js bundled once)', () => {
   it('without options.Hls: a TypeError naming it, before any token is fetched', async () => {
-    const options = testRefreshOptions(time, cdn.issuing(backend.getToken))
+    const options = env.options()
     await expect(createTokenRefresh(options as never)).rejects.toThrow(
       /createTokenRefresh: options\.Hls is required/,
     )
     await expect(createTokenRefresh({ ...options, Hls: {} as never })).rejects.toBeInstanceOf(
       TypeError,
     )
-    expect(backend.calls).toBe(1) // the beforeEach refresh only
+    expect(env.backend.calls).toBe(1) // the beforeEach refresh only
   })
 
   it("plays with hls.js/light's class: its default loader, on the current pair", async () => {
     const light = await createTokenRefresh({
-      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
+      ...env.options(),
       Hls: HlsLight,
     })
     const Loader = light.hlsConfig.loader
@@ -384,7 +340,7 @@ describe('the Hls class comes from the page (hls.js bundled once)', () => {
     const parsed = new Promise((resolve) => hls.once(HlsLight.Events.MANIFEST_PARSED, resolve))
     hls.loadSource(light.url)
     await parsed
-    expect(cdn.hits.map((hit) => hit.token)).toEqual([light.refresher.record.token])
+    expect(env.cdn.hits.map((hit) => hit.token)).toEqual([light.refresher.record.token])
     hls.destroy()
   })
 
@@ -412,23 +368,19 @@ describe('the Hls class comes from the page (hls.js bundled once)', () => {
 describe("the page's own pLoader and fLoader (hls.js prefers them over loader)", () => {
   it("are wrapped: a real Hls loads the manifest through the page's pLoader on the current pair", async () => {
     const counts: string[] = []
-    const own = await createTokenRefresh({
-      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
-      Hls,
-      hlsConfig: { pLoader: counting(counts, 'pLoader') as never },
-    })
+    const own = await refreshWith({ pLoader: counting(counts, 'pLoader') as never })
     expect(own.hlsConfig.pLoader).not.toBe(undefined)
     expect(own.hlsConfig.fLoader).toBeUndefined()
     const hls = new Hls({ ...own.hlsConfig, autoStartLoad: false })
     own.attach(hls)
     const first = own.url
-    await time.advance(14_000) // refreshed: the URL the page kept carries the old pair
+    await env.time.advance(14_000) // refreshed: the URL the page kept carries the old pair
     const parsed = new Promise((resolve) => hls.once(Hls.Events.MANIFEST_PARSED, resolve))
     hls.loadSource(first)
     await parsed
     expect(counts).toEqual(['pLoader']) // the page's loader still does the loading…
     // …on the pair of the latest refresh, not the one in the URL
-    expect(cdn.hits.map((hit) => `${hit.token} ${hit.status}`)).toEqual([
+    expect(env.cdn.hits.map((hit) => `${hit.token} ${hit.status}`)).toEqual([
       `${own.refresher.record.token} 200`,
     ])
     expect(first).not.toContain(own.refresher.record.token)
@@ -437,23 +389,19 @@ describe("the page's own pLoader and fLoader (hls.js prefers them over loader)",
 
   it('a from-scratch fLoader is wrapped around its load: current pair, and it waits for a due refresh', async () => {
     ScratchLoader.urls = []
-    const own = await createTokenRefresh({
-      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
-      Hls,
-      hlsConfig: { fLoader: ScratchLoader as never },
-    })
+    const own = await refreshWith({ fLoader: ScratchLoader as never })
     const FLoader = own.hlsConfig.fLoader
     if (!FLoader) throw new Error('no fLoader')
     const segment = new URL('v0/seg_000.ts', own.url).href // resolved under the first token
-    await time.advance(14_000)
+    await env.time.advance(14_000)
     expect((await loadThrough(FLoader as never, own.hlsConfig, segment)).code).toBe(200)
-    time.jump(60_000) // asleep: the token expired meanwhile
+    env.time.jump(60_000) // asleep: the token expired meanwhile
     expect((await loadThrough(FLoader as never, own.hlsConfig, segment)).code).toBe(200)
     expect(ScratchLoader.urls).toHaveLength(2)
     const current = own.refresher.record.token
     expect(ScratchLoader.urls[1]).toContain(`/${current}/`)
-    expect(cdn.hits.map((hit) => hit.status)).toEqual([200, 200])
-    expect(cdn.hits[1]?.token).toBe(current)
+    expect(env.cdn.hits.map((hit) => hit.status)).toEqual([200, 200])
+    expect(env.cdn.hits[1]?.token).toBe(current)
     own.destroy()
   })
 })

@@ -1,16 +1,10 @@
 import { TokenRejectedError } from '@proj/token-refresh'
-import {
-  fakeTime,
-  fakeTokenBackend,
-  testRefreshOptions,
-  tinyCdn,
-} from '@proj/token-refresh/testing'
 import Hls, { type ErrorData } from 'hls.js'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { useTokenCdn } from '../test/token-cdn.ts'
 import { createTokenRefresh, type HlsTokenRefresh } from './create-token-refresh.ts'
 
-let time: ReturnType<typeof fakeTime>
-let cdn: Awaited<ReturnType<typeof tinyCdn>>
+const env = useTokenCdn()
 let refresh: HlsTokenRefresh
 let hls: Hls
 
@@ -25,21 +19,15 @@ const quick = <P extends 'manifestLoadPolicy' | 'playlistLoadPolicy'>(policy: P)
 })
 
 beforeEach(async () => {
-  time = fakeTime()
-  const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
-  cdn = await tinyCdn(time.clock)
   refresh = await createTokenRefresh({
-    ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
+    ...env.options(),
     Hls,
     hlsConfig: { ...quick('manifestLoadPolicy'), ...quick('playlistLoadPolicy') },
   })
   hls = new Hls({ ...refresh.hlsConfig, autoStartLoad: false })
   refresh.attach(hls)
 })
-afterEach(async () => {
-  hls.destroy()
-  await cdn.close()
-})
+afterEach(() => hls.destroy())
 
 /** hls.js's fatal errors, and a promise of the first. */
 const watchFatal = () => {
@@ -64,7 +52,7 @@ describe('a CDN that refuses every token (attach)', () => {
     const { fatal, first } = watchFatal()
     // the CDN's secret changes under a playing page: the level playlist is refused, and so is
     // every token fetched to recover it
-    cdn.rejectAll()
+    env.cdn.rejectAll()
     hls.startLoad()
     const error = await first
     expect(refresh.refresher.rejected).toBe(true)
@@ -76,15 +64,15 @@ describe('a CDN that refuses every token (attach)', () => {
     expect(stopLoad).toHaveBeenCalled()
     // hls.js had already switched to the other rendition when the refresher gave up: its
     // playlist request may be on its way, and is the last
-    const atFatal = cdn.hits.length
+    const atFatal = env.cdn.hits.length
     await settle(100)
-    const after = cdn.hits.length
+    const after = env.cdn.hits.length
     expect(after - atFatal).toBeLessThanOrEqual(1)
     await settle(300) // 30 of the retry delays hls.js was given
-    expect(cdn.hits.length).toBe(after)
+    expect(env.cdn.hits.length).toBe(after)
     expect(fatal).toHaveLength(1)
     // three tokens, each refused once
-    expect(cdn.hits.slice(1, 4).map((hit) => `${hit.token} ${hit.status}`)).toEqual([
+    expect(env.cdn.hits.slice(1, 4).map((hit) => `${hit.token} ${hit.status}`)).toEqual([
       'tok0001plain 403',
       'tok0002plain 403',
       'tok0003plain 403',
@@ -93,7 +81,7 @@ describe('a CDN that refuses every token (attach)', () => {
 
   it('a refusal hls.js already made fatal (the manifest) is not reported twice', async () => {
     const { fatal, first } = watchFatal()
-    cdn.rejectAll()
+    env.cdn.rejectAll()
     hls.loadSource(refresh.url)
     const error = await first
     await settle(100)

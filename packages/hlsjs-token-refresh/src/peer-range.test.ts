@@ -5,15 +5,10 @@
 // takes the config and loads a manifest through the wrapped loader, against a small
 // token-checking CDN. Written against tokenLoader/recoveringPolicies, the package's lower layer.
 import { TokenRefresher } from '@proj/token-refresh'
-import {
-  fakeTime,
-  fakeTokenBackend,
-  testRefreshOptions,
-  tinyCdn,
-} from '@proj/token-refresh/testing'
 import HlsCurrent, { type HlsConfig, type LoaderCallbacks, type LoaderContext } from 'hls.js'
 import HlsLowest from 'hls.js-lowest'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { useTokenCdn } from '../test/token-cdn.ts'
 import { recoveringPolicies } from './retry-policy.ts'
 import { tokenLoader } from './token-loader.ts'
 
@@ -23,23 +18,15 @@ const RELEASES = [
   { name: 'lowest admitted', Hls: HlsLowest as unknown as HlsClass, version: /^1\.7\.0$/ },
 ]
 
-let time: ReturnType<typeof fakeTime>
-let backend: ReturnType<typeof fakeTokenBackend>
-let cdn: Awaited<ReturnType<typeof tinyCdn>>
+const env = useTokenCdn()
 let refresher: TokenRefresher
 
 beforeEach(async () => {
-  time = fakeTime()
-  backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
-  cdn = await tinyCdn(time.clock)
-  refresher = await TokenRefresher.create(testRefreshOptions(time, cdn.issuing(backend.getToken)))
+  refresher = await TokenRefresher.create(env.options())
 })
-afterEach(async () => {
-  refresher.destroy()
-  await cdn.close()
-})
+afterEach(() => refresher.destroy())
 
-const hits = () => cdn.hits.map((hit) => `${hit.token} ${hit.path} ${hit.status}`)
+const hits = () => env.cdn.hits.map((hit) => `${hit.token} ${hit.path} ${hit.status}`)
 
 describe.each(RELEASES)('hls.js $name', ({ Hls, version }) => {
   /** The package's config for this release: its loader wrapped, its policies made recovering. */
@@ -92,9 +79,9 @@ describe.each(RELEASES)('hls.js $name', ({ Hls, version }) => {
 
   it('its loader sends every attempt on the current pair and its retries recover a 403', async () => {
     const segment = new URL('v0/seg_000.ts', refresher.url).href
-    await time.advance(14_000)
+    await env.time.advance(14_000)
     expect(await load(segment)).toBe(200) // rewritten onto the pair of the refresh
-    cdn.failOnce('seg_001.ts', 403)
+    env.cdn.failOnce('seg_001.ts', 403)
     expect(await load(new URL('v0/seg_001.ts', refresher.url).href)).toBe(200)
     expect(hits()).toEqual([
       'tok0002plain v0/seg_000.ts 200',
@@ -104,13 +91,13 @@ describe.each(RELEASES)('hls.js $name', ({ Hls, version }) => {
   })
 
   it('stops retrying when the CDN refuses every token: a bounded number of requests', async () => {
-    cdn.rejectAll()
+    env.cdn.rejectAll()
     expect(await load(refresher.url)).toBe(403)
-    expect(cdn.hits.length).toBeLessThanOrEqual(1 + 2)
+    expect(env.cdn.hits.length).toBeLessThanOrEqual(1 + 2)
   })
 
   it('a real Hls instance takes the config and loads the manifest through the loader', async () => {
-    await time.advance(14_000)
+    await env.time.advance(14_000)
     // the manifest only: no playlist or fragment left in flight when the test ends
     const hls = new Hls({ ...config(), autoStartLoad: false })
     try {

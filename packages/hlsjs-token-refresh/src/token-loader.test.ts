@@ -1,32 +1,16 @@
 import { MAX_REJECTED_TOKENS, TokenRejectedError } from '@proj/token-refresh'
-import {
-  fakeTime,
-  fakeTokenBackend,
-  testRefreshOptions,
-  tinyCdn,
-} from '@proj/token-refresh/testing'
 import Hls, { type LoaderContext, type LoaderResponse } from 'hls.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { useTokenCdn } from '../test/token-cdn.ts'
 import { createTokenRefresh, type HlsTokenRefresh } from './create-token-refresh.ts'
 
-let time: ReturnType<typeof fakeTime>
-let backend: ReturnType<typeof fakeTokenBackend>
-let cdn: Awaited<ReturnType<typeof tinyCdn>>
+const env = useTokenCdn()
 let refresh: HlsTokenRefresh
 
 beforeEach(async () => {
-  time = fakeTime()
-  backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
-  cdn = await tinyCdn(time.clock)
-  refresh = await createTokenRefresh({
-    ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
-    Hls,
-  })
+  refresh = await createTokenRefresh({ ...env.options(), Hls })
 })
-afterEach(async () => {
-  refresh.destroy()
-  await cdn.close()
-})
+afterEach(() => refresh.destroy())
 
 /**
  * One attempt at `fragmentUrl` through the package's loader, and the error response hls.js's
@@ -61,11 +45,11 @@ const fragmentAttempt = (fragmentUrl: string) => {
 describe('tokenLoader: a refused request names the URL it was sent with', () => {
   it("not the playlist's: the error of a fragment listed under an older pair carries the current one", async () => {
     const fragment = new URL('v0/seg_000.ts', refresh.url).href // listed by a tok0001 playlist
-    await time.advance(14_000) // refreshed: requests now leave with tok0002
-    cdn.rejectAll()
+    await env.time.advance(14_000) // refreshed: requests now leave with tok0002
+    env.cdn.rejectAll()
     const response = await fragmentAttempt(fragment)
     expect(response?.code).toBe(403)
-    expect(cdn.hits.map((hit) => hit.token)).toEqual(['tok0002plain'])
+    expect(env.cdn.hits.map((hit) => hit.token)).toEqual(['tok0002plain'])
     expect(response?.url).toContain('/tok0002plain/')
   })
 
@@ -77,7 +61,7 @@ describe('tokenLoader: a refused request names the URL it was sent with', () => 
     refresh.refresher.addEventListener('error', (event) =>
       errors.push((event as CustomEvent<unknown>).detail),
     )
-    cdn.rejectAll()
+    env.cdn.rejectAll()
     const fragment = new URL('v0/seg_000.ts', refresh.url).href
     // hls.js's loop for a fragment with no alternate rendition: retried while the policy says
     // so, and (whatever it says) up to maxNumRetry times
@@ -90,7 +74,7 @@ describe('tokenLoader: a refused request names the URL it was sent with', () => 
     }
     expect(retryConfig.maxNumRetry).toBeGreaterThan(MAX_REJECTED_TOKENS)
     expect(attempts).toBe(MAX_REJECTED_TOKENS)
-    expect(new Set(cdn.hits.map((hit) => hit.token)).size).toBe(MAX_REJECTED_TOKENS)
+    expect(new Set(env.cdn.hits.map((hit) => hit.token)).size).toBe(MAX_REJECTED_TOKENS)
     expect(refresh.refresher.rejected).toBe(true)
     expect(errors).toEqual([expect.any(TokenRejectedError)])
   })

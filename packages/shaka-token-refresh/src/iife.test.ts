@@ -1,11 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { runInThisContext } from 'node:vm'
 import {
   fakeTime,
   fakeTokenBackend,
+  loadScriptTagBuild,
   testRefreshOptions,
   tinyCdn,
 } from '@proj/token-refresh/testing'
@@ -19,24 +15,19 @@ import type * as api from './index.ts'
 // is built here, into a temporary folder, from the same config as `pnpm build`.
 type Globals = { shaka: typeof shakaModule; ShakaTokenRefresh: typeof api }
 const page = globalThis as unknown as Globals
-let folder: string
+let remove: (() => Promise<void>) | undefined
 
 beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), 'shaka-iife-'))
-  await build({
-    configFile: join(import.meta.dirname, '../vite.iife.config.ts'),
-    build: { outDir: folder },
-    logLevel: 'silent',
+  remove = await loadScriptTagBuild({
+    build,
+    from: import.meta.url,
+    configFile: '../vite.iife.config.ts',
+    output: 'shaka-token-refresh.min.js',
+    player: 'shaka-player/dist/shaka-player.compiled.js',
+    afterPlayer: () => page.shaka.polyfill.installAll(),
   })
-  const player = createRequire(import.meta.url).resolve(
-    'shaka-player/dist/shaka-player.compiled.js',
-  )
-  runInThisContext(await readFile(player, 'utf8'), { filename: player })
-  page.shaka.polyfill.installAll()
-  const ours = join(folder, 'shaka-token-refresh.min.js')
-  runInThisContext(await readFile(ours, 'utf8'), { filename: ours })
 }, 30_000)
-afterAll(() => rm(folder, { recursive: true, force: true }))
+afterAll(() => remove?.())
 
 it('exposes ShakaTokenRefresh beside the shaka global', () => {
   expect(typeof page.shaka.Player).toBe('function')

@@ -1,11 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { runInThisContext } from 'node:vm'
 import {
   fakeTime,
   fakeTokenBackend,
+  loadScriptTagBuild,
   testRefreshOptions,
   tinyCdn,
 } from '@proj/token-refresh/testing'
@@ -19,22 +15,20 @@ import type * as api from './iife.ts'
 // built here, into a temporary folder, from the same config as `pnpm build`.
 type Globals = { videojs: typeof videojsModule; VideojsTokenRefresh: typeof api }
 const page = globalThis as unknown as Globals
-let folder: string
+let remove: (() => Promise<void>) | undefined
 
 beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), 'videojs-iife-'))
-  await build({
-    configFile: join(import.meta.dirname, '../vite.iife.config.ts'),
-    build: { outDir: folder },
-    logLevel: 'silent',
+  remove = await loadScriptTagBuild({
+    build,
+    from: import.meta.url,
+    configFile: '../vite.iife.config.ts',
+    output: 'videojs-token-refresh.min.js',
+    player: 'video.js/dist/video.min.js',
+    // happy-dom has no MediaSource: no tech takes the source
+    afterPlayer: () => page.videojs.log.level('off'),
   })
-  const player = createRequire(import.meta.url).resolve('video.js/dist/video.min.js')
-  runInThisContext(await readFile(player, 'utf8'), { filename: player })
-  page.videojs.log.level('off') // happy-dom has no MediaSource: no tech takes the source
-  const ours = join(folder, 'videojs-token-refresh.min.js')
-  runInThisContext(await readFile(ours, 'utf8'), { filename: ours })
 }, 30_000)
-afterAll(() => rm(folder, { recursive: true, force: true }))
+afterAll(() => remove?.())
 
 it('exposes VideojsTokenRefresh and registers the plugin on the videojs global when loaded', () => {
   const { VideojsTokenRefresh, videojs } = page
