@@ -140,6 +140,33 @@ export interface PlayerProbe {
   swaps: SwapProbe[]
 }
 
+/**
+ * How many token fetches a player makes in `elapsedSeconds` after its first one, as the core plans
+ * them (refresh-schedule.ts): the first refresh anywhere from half the spread to (lifetime - lead)
+ * after the first fetch, each later one within the spread (a quarter of the lead, the core's
+ * default) before the next lead time. One fetch of slack either way (a refresh in flight when the
+ * watch ends, timers late on a busy machine).
+ *
+ * @example
+ * ```ts
+ * tokenFetchBounds(57, 20, 6) // { min: 4, max: 7 }: the first fetch included
+ * ```
+ */
+export function tokenFetchBounds(
+  elapsedSeconds: number,
+  lifetime: number,
+  lead: number,
+): { min: number; max: number } {
+  const period = lifetime - lead
+  const spread = lead / 4
+  const fewest = Math.floor(elapsedSeconds / period)
+  const most =
+    elapsedSeconds < spread / 2
+      ? 0
+      : 1 + Math.floor((elapsedSeconds - spread / 2) / (period - spread))
+  return { min: 1 + fewest - 1, max: 1 + most + 1 }
+}
+
 export function probe(page: Page, player: PlayerName): Promise<PlayerProbe> {
   return page.evaluate((name) => {
     type State = {
