@@ -20,7 +20,11 @@ export default defineConfig({
   use: {
     ...chromiumUse(),
     screenshot: 'only-on-failure',
-    trace: 'retain-on-failure',
+    // No filmstrip in the trace: its screencast encodes every frame the page paints, which cost
+    // about one core per playing page here (Chromium's GPU and browser processes: ~100 % of 2
+    // cores with one video.js page, ~40 % without) and starved the real-time watches into
+    // stalls. The trace keeps its DOM snapshots; a failure still gets its screenshot.
+    trace: { mode: 'retain-on-failure', screenshots: false },
   },
   // Swap gaps are timing measurements: they run last, by themselves (both swap tests side by
   // side), so the other browser's work does not land in the figures.

@@ -8,7 +8,7 @@ import type { PlaywrightTestConfig } from '@playwright/test'
  *
  * @example
  * ```ts
- * export default defineConfig({ use: { ...chromiumUse(), trace: 'retain-on-failure' } })
+ * export default defineConfig({ use: { ...chromiumUse(), trace: { mode: 'retain-on-failure', screenshots: false } } })
  * ```
  */
 export function chromiumUse(): NonNullable<PlaywrightTestConfig['use']> {
