@@ -17,6 +17,7 @@ describe('demoSearch', () => {
       ipBound: true,
       clientIp: '127.0.0.1',
       refresh: false,
+      buffer: 12,
     })
     expect(demoConfig(`?${search}`, local)).toMatchObject({
       tokenUrl: 'http://127.0.0.1:18787/token',
@@ -29,6 +30,7 @@ describe('demoSearch', () => {
       ipBound: true,
       clientIp: '127.0.0.1',
       refresh: false,
+      buffer: 12,
     })
     expect(demoConfig(`?${demoSearch({ player: 'all', tokenUrl: local })}`, local)).toEqual(
       demoConfig('', local),
@@ -61,6 +63,7 @@ describe('demoConfig', () => {
       mode: 'auto',
       refresh: true,
       level: undefined,
+      buffer: undefined,
     })
   })
 
@@ -74,6 +77,9 @@ describe('demoConfig', () => {
     expect(demoConfig('?mode=nonsense', local).mode).toBe('auto')
     expect(demoConfig('?level=0', local).level).toBe(0)
     expect(demoConfig('?level=x', local).level).toBeUndefined()
+    expect(demoConfig('?buffer=10', local).buffer).toBe(10)
+    expect(demoConfig('?buffer=0', local).buffer).toBeUndefined()
+    expect(demoConfig('?buffer=lots', local).buffer).toBeUndefined()
     expect(tokenRequestUrl(demoConfig('?client_ip=127.0.0.1', local))).toContain(
       '&client_ip=127.0.0.1',
     )

@@ -37,6 +37,13 @@ export interface DemoConfig {
   refresh: boolean
   /** hls.js: start on and cap at this level (`level=0`: the lowest rendition). */
   level: number | undefined
+  /**
+   * hls.js: buffer at most this many seconds ahead (`buffer=12`). By default hls.js sizes its
+   * buffer by bytes (60 MB), which at the test media's bitrates is its 600-s ceiling: a short VOD
+   * is then wholly loaded within seconds, and a test that changes the CDN mid-playback sees no
+   * request after the change.
+   */
+  buffer: number | undefined
 }
 
 const positive = (text: string | null, fallback: number): number => {
@@ -67,6 +74,7 @@ export function demoConfig(search: string, defaultTokenUrl: string): DemoConfig 
     mode: MODES.find((mode) => mode === query.get('mode')) ?? 'auto',
     refresh: query.get('refresh') !== '0',
     level: /^\d+$/.test(query.get('level') ?? '') ? Number(query.get('level')) : undefined,
+    buffer: positive(query.get('buffer'), 0) || undefined,
   }
 }
 
@@ -116,6 +124,7 @@ export interface DemoQuery {
   ipBound?: boolean | undefined
   clientIp?: string | undefined
   refresh?: boolean | undefined
+  buffer?: number | undefined
 }
 
 /**
@@ -137,5 +146,6 @@ export function demoSearch(options: DemoQuery): string {
   if (options.ipBound) query.set('ip', '1')
   if (options.clientIp) query.set('client_ip', options.clientIp)
   if (options.refresh === false) query.set('refresh', '0')
+  if (options.buffer !== undefined) query.set('buffer', String(options.buffer))
   return query.toString()
 }

@@ -211,8 +211,17 @@ const startHlsjs = async () => {
   let hls: Hls
   let say: (message: string, isError: boolean) => void
   if (config.refresh) {
-    const levels = config.level === undefined ? {} : { startLevel: config.level }
-    const refresh = await createTokenRefresh({ ...tokenOptions('hlsjs'), Hls, hlsConfig: levels })
+    const refresh = await createTokenRefresh({
+      ...tokenOptions('hlsjs'),
+      Hls,
+      hlsConfig: {
+        ...(config.level !== undefined && { startLevel: config.level }),
+        ...(config.buffer !== undefined && {
+          maxBufferLength: config.buffer,
+          maxMaxBufferLength: config.buffer,
+        }),
+      },
+    })
     state.refresher = refresh.refresher
     say = showStatus(
       section('hlsjs').querySelector('dl') as HTMLElement,
