@@ -9,6 +9,7 @@ export {
   isTokenRejection,
   MAX_RECOVERY_RETRIES,
   MAX_REJECTED_TOKENS,
+  REFUSAL_RUN_MS,
   TokenRejectedError,
 } from './recovery.ts'
 export { offerRemotePlayback } from './remote-playback.ts'

@@ -23,6 +23,14 @@ export function isTokenRejection(status: number | undefined): boolean {
 export const MAX_REJECTED_TOKENS = 3
 
 /**
+ * A token refused later than this after it came in does not extend a run of refusals: a player
+ * sends requests every few seconds, so that token served meanwhile and the CDN knows the secret
+ * (a refused token then is a CDN hiccup). A CDN that refuses every token refuses each fresh one
+ * within seconds.
+ */
+export const REFUSAL_RUN_MS = 30_000
+
+/**
  * The CDN rejected every new token: its secret or client ID differs from the token backend's (or
  * the viewer's address changes under IP-bound tokens). Reported once, as the refresher's `error`
  * event (and `onError`); no further recovery is tried, so the player ends in its own error.

@@ -529,6 +529,17 @@ describe('recover (403/410)', () => {
     expect(refresher.rejected).toBe(false)
   })
 
+  it('long-lived tokens refused minutes apart, each after serving, never add up to a give-up', async () => {
+    const { refresher, backend, time } = await setup({ onError: () => undefined, lifetime: 3600 })
+    for (let i = 0; i < 4; i++) {
+      await time.advance(60_000) // the token served a minute: the CDN knows the secret
+      expect(refresher.recover(refresher.url)).toBe(true) // a hiccup: one refresh
+      await time.advance(0)
+    }
+    expect(backend.calls).toBe(5)
+    expect(refresher.rejected).toBe(false)
+  })
+
   it('ignores URLs that are not this video', async () => {
     const { refresher, backend } = await setup()
     expect(refresher.recover('https://other.test/videos/12345_demo/abcdefg/1767225600/a.ts')).toBe(

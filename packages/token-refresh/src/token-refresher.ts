@@ -313,7 +313,10 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     const current = this.#currentToken()
     this.#demand()
     if (pair.token !== current || this.#inflight) return true
-    const verdict = this.#rejections.refused(current, this.expired)
+    const verdict = this.#rejections.refused(current, {
+      expired: this.expired,
+      now: this.#clock.now(),
+    })
     if (verdict === 'give-up') this.#report(new TokenRejectedError(this.#rejections.inARow))
     if (verdict !== 'refresh') return false
     this.refresh().catch(() => undefined)
@@ -371,7 +374,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
 
   /** A new record comes in (fetched or from a peer): hold it, announce it, plan the next. */
   #receive(record: TokenRecord): void {
-    this.#rejections.replaced(this.#currentToken())
+    this.#rejections.replaced(this.#currentToken(), this.#clock.now())
     this.#record = record
     this.#rewrite = urlRewriter(record, this.ipBound)
     this.#offset = clockOffset(record, this.#clock, this.#offset)
