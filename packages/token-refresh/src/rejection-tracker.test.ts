@@ -17,7 +17,8 @@ describe('RejectionTracker', () => {
     let now = 0
     for (const token of ['a', 'b']) {
       expect(rejections.refused(token, valid(now))).toBe('refresh')
-      rejections.replaced(token, (now += 500))
+      now += 500
+      rejections.replaced(token, now)
     }
     expect(rejections.refused('c', valid(now + 2_000))).toBe('give-up')
     expect(rejections.gaveUp).toBe(true)
