@@ -153,6 +153,10 @@ describe('the loader', () => {
     expect(response.code).toBe(403)
     expect(env.backend.calls).toBeLessThanOrEqual(3)
     expect(env.cdn.hits.length).toBeLessThanOrEqual(3)
+    // one resource refused with each of three tokens: the last refusal, past the retry budget,
+    // still reaches the refresher, which gives up
+    expect(new Set(env.cdn.hits.map((hit) => hit.token)).size).toBe(3)
+    expect(refresh.refresher.rejected).toBe(true)
   })
 
   it('does not touch requests to other hosts', async () => {

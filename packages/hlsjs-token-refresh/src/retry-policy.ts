@@ -41,9 +41,11 @@ export function recoveringPolicies(
   ) => {
     const code = response?.code
     const budget = Math.max(retryConfig?.maxNumRetry ?? 0, MAX_RECOVERY_RETRIES)
-    if (isTokenRejection(code) && response?.url && count < budget)
-      return refresher.recover(response.url)
-    return retry
+    if (!isTokenRejection(code) || !response?.url) return retry
+    // every refusal goes to the refresher, past the budget too: when one resource is refused
+    // with each fresh token, the last token's refusal is what tells it the CDN refuses them all
+    const recovers = refresher.recover(response.url)
+    return count < budget ? recovers : retry
   }
   const policies = {} as Pick<HlsConfig, PolicyName>
   for (const name of POLICIES) {

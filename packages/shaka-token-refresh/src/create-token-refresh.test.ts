@@ -99,6 +99,18 @@ describe('403/410 recovery', () => {
     expect(backend.calls).toBeLessThanOrEqual(3)
   })
 
+  it('one resource refused with each of three fresh tokens: the last refusal counts too (TokenRejectedError)', async () => {
+    const errors: unknown[] = []
+    refresh.refresher.addEventListener('error', (event) =>
+      errors.push((event as CustomEvent).detail),
+    )
+    cdn.rejectAll()
+    await send(refresh.url, 3)
+    expect(new Set(cdn.hits.map((hit) => hit.token)).size).toBe(3)
+    expect(errors.map(String)).toEqual([expect.stringContaining('TokenRejectedError')])
+    expect(refresh.refresher.rejected).toBe(true)
+  })
+
   it('once the refresher gives up, Shaka stops: fatal playlist updates, refused segments not retried', async () => {
     const pageCallback: shaka.util.Error[] = []
     player.configure({

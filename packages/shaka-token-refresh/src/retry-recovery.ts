@@ -48,7 +48,10 @@ export function tokenRecovery(refresher: TokenRefresher): TokenRecovery {
       // a bounded record: entries end with a success or a give-up; this caps stragglers
       if (rejections.size > 256) rejections.clear()
       rejections.set(resource, count)
-      if (count > MAX_RECOVERY_RETRIES || !refresher.recover(uri)) {
+      // every refusal goes to the refresher, the last one too: when one resource is refused with
+      // each fresh token, the third token's refusal is what tells it the CDN refuses them all
+      const recovers = refresher.recover(uri)
+      if (count > MAX_RECOVERY_RETRIES || !recovers) {
         rejections.delete(resource)
         event.preventDefault()
       }
