@@ -3,7 +3,7 @@
 import { Hono } from 'hono'
 import { createTokenApp } from './app.ts'
 import { allow, deny, jwtAuthorizer } from './authorize.ts'
-import { type TokenWorkerConfig, tokenConfig } from './config.ts'
+import { type AuthConfig, type TokenWorkerConfig, tokenConfig } from './config.ts'
 
 type MyEnv = {
   Bindings: { MEMBERS: KVNamespace; PLAN: 'free' | 'paid' }
@@ -42,3 +42,31 @@ createTokenApp({ config: { ipHeaders: ['x-real-ip'], auth: { mode: 'none' } } })
 tokenConfig({
   signing: { clientId: '1', secretKey: 's', cdnDomain: 'a.test', cdnDomainIp: 'b.test' },
 })
+
+// AUTH_MODE may be left out only when your own authorizer decides
+const signing = { clientId: '1', secretKey: 's', cdnDomain: 'a.test', cdnDomainIp: 'b.test' }
+// @ts-expect-error: without authorize, config needs auth (closed by default)
+createTokenApp({ config: { signing } })
+createTokenApp({ authorize: () => allow, config: { signing } })
+createTokenApp<MyEnv>({
+  authorize: (c) => (c.env.PLAN === 'paid' ? allow : deny(403, 'paid only')),
+  config: { signing, ipHeaders: ['cf-connecting-ip'] },
+})
+// given with an authorizer, auth is still typed
+createTokenApp({
+  authorize: () => allow,
+  // @ts-expect-error: not an auth mode
+  config: { signing, auth: { mode: 'nobody' } },
+})
+// a request's configuration may then lack auth: an authorizer handles both
+createTokenApp({
+  authorize: (c) => {
+    const { auth } = c.get('tokenConfig')
+    // @ts-expect-error: auth may be undefined
+    auth.mode
+    return auth?.mode === 'jwt' ? allow : deny(401, 'no JWT check configured')
+  },
+})
+// the strict readings keep auth
+const strict: AuthConfig = tokenConfig({ signing, auth: { mode: 'none' } }).auth
+void strict

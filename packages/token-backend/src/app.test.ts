@@ -2,7 +2,8 @@ import { exports } from 'cloudflare:workers'
 import { describe, expect, it, vi } from 'vitest'
 import { independentToken, NOW_MS, NOW_S, testEnv } from '../test/helpers.ts'
 import { createTokenApp } from './app.ts'
-import { allow, deny } from './authorize.ts'
+import { type Authorizer, allow, deny } from './authorize.ts'
+import type { TokenConfigInput } from './config.ts'
 
 const app = createTokenApp({ now: () => NOW_MS })
 const get = (query: string, headers: Record<string, string> = {}, env = testEnv()) =>
@@ -257,6 +258,90 @@ describe('custom authorizer', () => {
     expect((await call('?video=free-1', { cookie: 's=1' })).status).toBe(200)
     expect((await call('?video=a/b', { cookie: 's=1' })).status).toBe(400)
     expect(seen).toEqual(['free-1', 'paid-1', 'free-1'])
+  })
+
+  describe('AUTH_MODE may be left out: the authorizer decides alone', () => {
+    const members: Authorizer = (c) =>
+      c.req.header('x-member') === 'yes' ? allow : deny(403, 'members only')
+    const signing = { clientId: '1', secretKey: 's', cdnDomain: 'a.test', cdnDomainIp: 'b.test' }
+
+    it('from the variables (Workers vars): allow and deny as it says, on /token and /session', async () => {
+      const configs: unknown[] = []
+      const custom = createTokenApp({
+        now: () => NOW_MS,
+        audit: () => undefined,
+        authorize: (c, video) => {
+          configs.push(c.get('tokenConfig'))
+          return members(c, video)
+        },
+      })
+      // one env object, as Workers pass to every request of an isolate
+      const env = testEnv({ AUTH_MODE: undefined })
+      expect(env).not.toHaveProperty('AUTH_MODE')
+      const call = (path: string, headers: Record<string, string> = {}) =>
+        custom.request(`https://tokens.test${path}`, { headers }, env)
+
+      const allowed = await call('/token?video=demo&type=vod', { 'x-member': 'yes' })
+      expect(allowed.status).toBe(200)
+      const record = await allowed.json<{ token: string; expires: number }>()
+      expect(record.token).toBe(await independentToken(`12345_demo_test-secret_${record.expires}_`))
+      const denied = await call('/token?video=demo')
+      expect(denied.status).toBe(403)
+      expect(await denied.json()).toEqual({ error: 'members only' })
+      expect((await call('/session?video=demo', { 'x-member': 'yes' })).status).toBe(200)
+      expect((await call('/session?video=demo')).status).toBe(403)
+
+      // no built-in check behind it, and the configuration was read once for the env object
+      expect(configs).toHaveLength(4)
+      expect(configs[0]).toMatchObject({ auth: undefined, signing: { clientId: '12345' } })
+      for (const config of configs) expect(config).toBe(configs[0])
+    })
+
+    it('from a config object without auth: allow and deny as it says', async () => {
+      const custom = createTokenApp({
+        now: () => NOW_MS,
+        audit: () => undefined,
+        authorize: members,
+        config: { signing },
+      })
+      const allowed = await custom.request('/token?video=demo', { headers: { 'x-member': 'yes' } })
+      expect(allowed.status).toBe(200)
+      expect(await allowed.json()).toMatchObject({
+        url: expect.stringContaining('https://a.test/'),
+      })
+      const denied = await custom.request('/token?video=demo')
+      expect(denied.status).toBe(403)
+      expect(await denied.json()).toEqual({ error: 'members only' })
+    })
+
+    it('given, AUTH_MODE (auth) is still validated, naming the variable or field', async () => {
+      const custom = createTokenApp({ authorize: members })
+      for (const [overrides, message] of [
+        [{ AUTH_MODE: 'basic' }, 'server misconfigured: AUTH_MODE must be "jwt"'],
+        [{ AUTH_MODE: 'jwt' }, 'server misconfigured: JWT_SECRET or JWT_JWKS_URL or JWT_JWKS'],
+      ] as const) {
+        const res = await custom.request('/token?video=demo', {}, testEnv(overrides))
+        expect(res.status).toBe(500)
+        expect((await res.json<{ error: string }>()).error).toContain(message)
+      }
+      expect(() =>
+        createTokenApp({ authorize: members, config: { signing, auth: { mode: 'jwt' } } }),
+      ).toThrow('server misconfigured: config.auth.secret.key or config.auth.jwks.url')
+    })
+
+    it('without an authorizer, both are still refused (closed by default)', async () => {
+      const res = await app.request('/token?video=demo', {}, testEnv({ AUTH_MODE: undefined }))
+      expect(res.status).toBe(500)
+      expect(await res.json()).toEqual({
+        error:
+          'server misconfigured: AUTH_MODE is required: it must be "jwt" (viewers need a JWT: set JWT_SECRET, JWT_JWKS_URL or JWT_JWKS) or "none" (anyone may get tokens)',
+      })
+      // what JavaScript (no type check) can pass
+      const config = { signing } as TokenConfigInput
+      expect(() => createTokenApp({ config })).toThrow(
+        'server misconfigured: config.auth.mode is required',
+      )
+    })
   })
 })
 

@@ -7,7 +7,13 @@ import { Hono } from 'hono/tiny'
 import type { BlankEnv } from 'hono/types'
 import { type AuditSink, issuedToken } from './audit-log.ts'
 import type { Authorizer } from './authorize.ts'
-import { loadConfig, type TokenConfigInput, type TokenWorkerConfig, tokenConfig } from './config.ts'
+import {
+  type CustomAuthorizerConfigInput,
+  loadConfig,
+  type TokenConfigInput,
+  type TokenWorkerConfig,
+  tokenConfig,
+} from './config.ts'
 import { fail, handleError, handleNotFound } from './errors.ts'
 import { mountPrefix } from './mount.ts'
 import { answerHeaders, requestIdOf, signedAnswer } from './response-headers.ts'
@@ -17,15 +23,23 @@ import type { SessionStore } from './session/session-store.ts'
 import type { TokenAppEnv, TokenAppEnvOf } from './types.ts'
 import { admitViewer, validateViewerQuery, viewerLimits } from './viewer-request.ts'
 
-/** Options of {@link createTokenApp}; `E` is the Hono environment of your app (its `Bindings`). */
+/**
+ * Options of {@link createTokenApp}; `E` is the Hono environment of your app (its `Bindings`).
+ * With your own `authorize`, {@link CustomAuthorizerAppOptions} are accepted too: `AUTH_MODE`
+ * (`config.auth`) may then be left out.
+ */
 export interface TokenAppOptions<E extends Env = BlankEnv> {
   /**
    * The configuration, validated once when the app is created (a {@link ConfigError} names the
    * field). Without it, every request reads the variables of `c.env` (Workers `vars` and
-   * secrets), validated once per environment object.
+   * secrets), validated once per environment object. `auth` (`AUTH_MODE`) is required here:
+   * closed by default.
    */
   config?: TokenConfigInput
-  /** Replaces the `AUTH_MODE` authorizer with your own check (tokens and sessions alike). */
+  /**
+   * Replaces the `AUTH_MODE` authorizer with your own check (tokens and sessions alike); then
+   * `AUTH_MODE` may be left out ({@link CustomAuthorizerAppOptions}).
+   */
   authorize?: Authorizer<E>
   /** Clock in milliseconds; injected by tests. */
   now?: () => number
@@ -48,6 +62,19 @@ export interface TokenAppOptions<E extends Env = BlankEnv> {
   playlists?: PlaylistCache
   /** How the worker fetches playlists from the CDN (default `fetch`). */
   fetcher?: typeof fetch
+}
+
+/**
+ * Options of {@link createTokenApp} with your own `authorize`: the configuration may leave out
+ * `auth` (the `AUTH_MODE` variable), your authorizer then being the only check. Given, it is still
+ * validated, and `c.get('tokenConfig').auth` holds it.
+ */
+export interface CustomAuthorizerAppOptions<E extends Env = BlankEnv>
+  extends Omit<TokenAppOptions<E>, 'authorize' | 'config'> {
+  /** Your check: tokens and sessions alike. */
+  authorize: Authorizer<E>
+  /** As {@link TokenAppOptions.config}, `auth` optional. */
+  config?: CustomAuthorizerConfigInput
 }
 
 /** The methods `/token` and `/session` answer (405's and OPTIONS' `Allow`). */
@@ -82,6 +109,9 @@ const corsForConfig = cors({
  * or mount it in your app under any prefix (`app.route('/video', createTokenApp(…))`): session
  * URLs carry the prefix, errors and unknown paths under it answer `{error}`.
  *
+ * Closed by default: the configuration must name `AUTH_MODE` (`config.auth`), unless you pass
+ * your own `authorize`, which then decides alone when `AUTH_MODE` is left out.
+ *
  * @throws {ConfigError} at creation when `config` is given and invalid.
  * @example
  * ```ts
@@ -94,12 +124,15 @@ const corsForConfig = cors({
  * ```
  */
 export function createTokenApp<E extends Env = BlankEnv>(
-  options: TokenAppOptions<E> = {},
+  options: TokenAppOptions<E> | CustomAuthorizerAppOptions<E> = {},
 ): TokenApp<E> {
   // The caller's environment is only a type: at run time c.env is whatever the server passes,
   // which is exactly what the authorizer is typed to read.
-  return tokenRoutes(options as TokenAppOptions) as unknown as TokenApp<E>
+  return tokenRoutes(options as AnyTokenAppOptions) as unknown as TokenApp<E>
 }
+
+/** Both forms of options, as the routes read them. */
+type AnyTokenAppOptions = TokenAppOptions | CustomAuthorizerAppOptions
 
 /** The routes of {@link createTokenApp}, typed over the app's own environment. */
 function tokenRoutes({
@@ -112,9 +145,11 @@ function tokenRoutes({
   sessions,
   playlists,
   fetcher,
-}: TokenAppOptions) {
+}: AnyTokenAppOptions) {
+  // your authorizer decides alone: AUTH_MODE may be left out (and is still validated when set)
+  const reading = { customAuthorizer: authorize !== undefined }
   // validated here, once: a bad object fails the start (Node) or the isolate (Workers)
-  const fixed = given === undefined ? undefined : tokenConfig(given)
+  const fixed = given === undefined ? undefined : tokenConfig(given, reading)
   // In-memory limits live as long as the app (the Node process, or one Workers isolate).
   const limitFor = viewerLimits(now)
   const app = new Hono<TokenAppEnv>()
@@ -124,7 +159,7 @@ function tokenRoutes({
   app.use(requestId({ headerName: '', generator: requestIdOf }))
   app.use(function config(c, next) {
     // no environment at all (a Node adapter without one): the first missing variable is named
-    c.set('tokenConfig', fixed ?? loadConfig(c.env ?? {}))
+    c.set('tokenConfig', fixed ?? loadConfig(c.env ?? {}, reading))
     return next()
   })
   // A request without Origin is not a CORS request: nothing to add, and the middleware's work

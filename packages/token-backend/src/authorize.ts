@@ -3,7 +3,7 @@ import { jwk } from 'hono/jwk'
 import { jwt } from 'hono/jwt'
 import type { BlankEnv, MiddlewareHandler } from 'hono/types'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
-import type { AuthConfig } from './config.ts'
+import { type AuthConfig, ConfigError } from './config.ts'
 import { JwksCache, kidOf } from './jwks-cache.ts'
 import type { TokenAppEnvOf } from './types.ts'
 
@@ -157,11 +157,15 @@ export function jwtAuthorizer(auth: JwtAuth): Authorizer {
 /**
  * The built-in authorizer selected by `AUTH_MODE`.
  *
+ * @throws {ConfigError} without `auth` (`AUTH_MODE` unset, which only an app with its own
+ * authorizer accepts): never an open door by omission.
  * @example
  * ```ts
  * const authorize = authorizerFor(loadConfig(env).auth)
  * ```
  */
-export function authorizerFor(auth: AuthConfig): Authorizer {
+export function authorizerFor(auth: AuthConfig | undefined): Authorizer {
+  if (auth === undefined)
+    throw new ConfigError('AUTH_MODE', 'is required without an authorizer of your own')
   return auth.mode === 'jwt' ? jwtAuthorizer(auth) : allowAll
 }

@@ -1,7 +1,13 @@
 import { describe, expect, it, vi } from 'vitest'
 import { NOW_MS, testEnv } from '../test/helpers.ts'
 import { createTokenApp } from './app.ts'
-import { ConfigError, configFromEnv, tokenConfig } from './config.ts'
+import {
+  ConfigError,
+  configFromEnv,
+  loadConfig,
+  type TokenConfigInput,
+  tokenConfig,
+} from './config.ts'
 
 const app = createTokenApp({ now: () => NOW_MS })
 const SECRET = 'test-secret'
@@ -43,6 +49,56 @@ describe('configFromEnv', () => {
     expect(config.allowedOrigins).toEqual(['https://a.test', 'http://localhost:5173'])
     expect(config.signing.maxLifetimeSeconds).toBe(600)
     expect(config.signing.scheme).toBe('http')
+  })
+})
+
+describe('customAuthorizer: the app has its own authorizer', () => {
+  const custom = { customAuthorizer: true }
+
+  it('leaves auth undefined when AUTH_MODE is unset or empty', () => {
+    expect(configFromEnv(testEnv({ AUTH_MODE: undefined }), custom).auth).toBeUndefined()
+    expect(configFromEnv(testEnv({ AUTH_MODE: '' }), custom).auth).toBeUndefined()
+    // the JWT variables then configure nothing, as under "none"
+    expect(
+      configFromEnv(testEnv({ AUTH_MODE: undefined, JWT_SECRET: 'short' }), custom).auth,
+    ).toBeUndefined()
+    expect(() => configFromEnv(testEnv({ AUTH_MODE: undefined }))).toThrow(
+      'server misconfigured: AUTH_MODE is required',
+    )
+  })
+
+  it('still validates AUTH_MODE when it is set', () => {
+    expect(configFromEnv(testEnv({ AUTH_MODE: 'none' }), custom).auth).toEqual({ mode: 'none' })
+    expect(() => configFromEnv(testEnv({ AUTH_MODE: 'basic' }), custom)).toThrow(
+      'server misconfigured: AUTH_MODE must be "jwt"',
+    )
+    expect(() => configFromEnv(testEnv({ AUTH_MODE: 'jwt' }), custom)).toThrow(
+      'server misconfigured: JWT_SECRET or JWT_JWKS_URL or JWT_JWKS is required',
+    )
+  })
+
+  it('loadConfig reads an env object once per way of reading', () => {
+    const env = testEnv({ AUTH_MODE: undefined })
+    const first = loadConfig(env, custom)
+    expect(loadConfig(env, custom)).toBe(first)
+    expect(loadConfig(env, { customAuthorizer: true })).toBe(first)
+    // the strict reading of the same object is its own, and refuses it
+    expect(() => loadConfig(env)).toThrow('server misconfigured: AUTH_MODE is required')
+    const strict = testEnv()
+    expect(loadConfig(strict)).toBe(loadConfig(strict, { customAuthorizer: false }))
+  })
+
+  it('tokenConfig: auth may be left out, and is validated when given', () => {
+    const signing = { clientId: '1', secretKey: 's', cdnDomain: 'a.test', cdnDomainIp: 'b.test' }
+    expect(tokenConfig({ signing }, custom).auth).toBeUndefined()
+    expect(tokenConfig({ signing, auth: { mode: 'none' } }, custom).auth).toEqual({ mode: 'none' })
+    expect(() => tokenConfig({ signing, auth: { mode: 'jwt' } }, custom)).toThrow(
+      'server misconfigured: config.auth.secret.key or config.auth.jwks.url or config.auth.jwks.keys is required when config.auth.mode is "jwt"',
+    )
+    const misspelt = { signing, auth: { mode: 'nobody' } } as unknown as TokenConfigInput
+    expect(() => tokenConfig(misspelt, custom)).toThrow(
+      'server misconfigured: config.auth.mode must be "jwt"',
+    )
   })
 })
 
@@ -191,7 +247,7 @@ describe('tokenConfig: the configuration as an object', () => {
 
   it('refuses a configuration without auth: "none" is a choice to name', () => {
     // what JavaScript (no type check) can pass
-    const input = { signing } as Parameters<typeof tokenConfig>[0]
+    const input = { signing } as TokenConfigInput
     expect(() => tokenConfig(input)).toThrow(
       'server misconfigured: config.auth.mode is required: it must be "jwt" (viewers need a JWT: set config.auth.secret.key, config.auth.jwks.url or config.auth.jwks.keys) or "none" (anyone may get tokens)',
     )

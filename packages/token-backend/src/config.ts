@@ -87,13 +87,21 @@ export const SESSION_DEFAULTS = {
   leafLifetimeSeconds: 30,
 } as const
 
-/** The validated configuration. */
-export interface TokenWorkerConfig {
+/**
+ * The validated configuration. `Auth` is `AuthConfig` whenever `AUTH_MODE` is required (every
+ * result of {@link configFromEnv} and {@link tokenConfig} without `customAuthorizer`); the
+ * configuration of a request (`c.get('tokenConfig')`) may lack it.
+ */
+export interface TokenWorkerConfig<Auth extends AuthConfig | undefined = AuthConfig | undefined> {
   signing: SigningConfig
   ipHeaders: readonly string[]
   /** `undefined`: no CORS headers at all (same-origin callers only). */
   allowedOrigins: '*' | readonly string[] | undefined
-  auth: AuthConfig
+  /**
+   * The built-in check (`AUTH_MODE`). `undefined` only in an app with your own `authorize` and
+   * no `AUTH_MODE`: your authorizer is then the only check.
+   */
+  auth: Auth
   /**
    * Token requests per viewer and period (`RATE_LIMIT_REQUESTS`, `RATE_LIMIT_PERIOD`); the
    * `TOKEN_RATE_LIMITER` binding, when there is one, counts with its own limit. `undefined`: off.
@@ -183,7 +191,8 @@ const rules = {
     v.optional(v.union([v.literal('*'), csv(v.pipe(v.string(), v.check(isOrigin)))])),
     'must be "*" or a comma-separated list of origins such as https://player.example.com',
   ],
-  // no default: who may get tokens is a choice the configuration names (closed by default)
+  // no default: who may get tokens is a choice the configuration names (closed by default),
+  // unless the app has its own authorizer (readAuth)
   AUTH_MODE: [
     v.picklist(['none', 'jwt']),
     'must be "jwt" (viewers need a JWT: set JWT_SECRET, JWT_JWKS_URL or JWT_JWKS) or "none" (anyone may get tokens)',
@@ -276,7 +285,16 @@ const read = <K extends WorkerVariable>(env: TokenWorkerEnv, variable: K): Parse
   return result.output as Parsed[K]
 }
 
-const readAuth = (env: TokenWorkerEnv): AuthConfig => {
+/** Whether a variable is set: an empty string is not (wrangler and shells produce it for unset). */
+const isSet = (env: TokenWorkerEnv, variable: ConfigVariable) =>
+  env[variable] !== undefined && env[variable] !== ''
+
+/**
+ * The built-in check; `undefined` when `AUTH_MODE` is unset and the app has its own authorizer
+ * (the JWT_* variables then configure nothing, as under `none`). Set, it is validated all the same.
+ */
+const readAuth = (env: TokenWorkerEnv, customAuthorizer: boolean): AuthConfig | undefined => {
+  if (customAuthorizer && !isSet(env, 'AUTH_MODE')) return undefined
   if (read(env, 'AUTH_MODE') === 'none') return { mode: 'none' }
   const key = read(env, 'JWT_SECRET')
   const alg = read(env, 'JWT_ALG')
@@ -357,10 +375,20 @@ function refusePlaceholder(variable: 'CDN_DOMAIN' | 'CDN_DOMAIN_IP', host: strin
     )
 }
 
+/** How a configuration is read: what the app around it does itself. */
+export interface ConfigOptions {
+  /**
+   * The app has its own `authorize`: `AUTH_MODE` (`auth`) may be left out, and `auth` is then
+   * `undefined`. Set, it is validated all the same. Default `false`: `AUTH_MODE` is required.
+   */
+  customAuthorizer?: boolean | undefined
+}
+
 /**
  * Validates the environment into a typed configuration, failing on the first bad variable. A CDN
  * host still at the `example.com` placeholder is refused: deployed unedited, nothing is signed;
- * so is an unset `AUTH_MODE` (`none`, anyone may get tokens, is a choice to name).
+ * so is an unset `AUTH_MODE` (`none`, anyone may get tokens, is a choice to name), unless the
+ * app has its own authorizer (`customAuthorizer`).
  *
  * @throws {ConfigError} naming the variable (never its value).
  * @example
@@ -370,7 +398,12 @@ function refusePlaceholder(variable: 'CDN_DOMAIN' | 'CDN_DOMAIN_IP', host: strin
  * config.ipHeaders // ['x-real-ip', 'x-forwarded-for']
  * ```
  */
-export function configFromEnv(env: TokenWorkerEnv): TokenWorkerConfig {
+export function configFromEnv(env: TokenWorkerEnv): TokenWorkerConfig<AuthConfig>
+export function configFromEnv(env: TokenWorkerEnv, options: ConfigOptions): TokenWorkerConfig
+export function configFromEnv(
+  env: TokenWorkerEnv,
+  { customAuthorizer = false }: ConfigOptions = {},
+): TokenWorkerConfig {
   const signing = parseSigningConfig(env)
   refusePlaceholder('CDN_DOMAIN', signing.cdnDomain)
   refusePlaceholder('CDN_DOMAIN_IP', signing.cdnDomainIp)
@@ -378,7 +411,7 @@ export function configFromEnv(env: TokenWorkerEnv): TokenWorkerConfig {
     signing,
     ipHeaders: read(env, 'IP_HEADERS') ?? DEFAULT_IP_HEADERS,
     allowedOrigins: read(env, 'ALLOWED_ORIGINS'),
-    auth: readAuth(env),
+    auth: readAuth(env, customAuthorizer),
     rateLimit: {
       requests: read(env, 'RATE_LIMIT_REQUESTS'),
       periodSeconds: read(env, 'RATE_LIMIT_PERIOD') ?? 60,
@@ -386,6 +419,12 @@ export function configFromEnv(env: TokenWorkerEnv): TokenWorkerConfig {
     session: readSession(env, signing.secretKey),
   }
 }
+
+// one memo per way of reading: the same env object reads differently with an authorizer
+const strictConfig = perEnvironment((env: TokenWorkerEnv) => configFromEnv(env))
+const customAuthorizerConfig = perEnvironment((env: TokenWorkerEnv) =>
+  configFromEnv(env, { customAuthorizer: true }),
+)
 
 /**
  * {@link configFromEnv}, memoised per environment object: Workers pass the same `env` to every
@@ -396,7 +435,11 @@ export function configFromEnv(env: TokenWorkerEnv): TokenWorkerConfig {
  * app.use(async (c, next) => { c.set('tokenConfig', loadConfig(c.env)); await next() })
  * ```
  */
-export const loadConfig: (env: TokenWorkerEnv) => TokenWorkerConfig = perEnvironment(configFromEnv)
+export function loadConfig(env: TokenWorkerEnv): TokenWorkerConfig<AuthConfig>
+export function loadConfig(env: TokenWorkerEnv, options: ConfigOptions): TokenWorkerConfig
+export function loadConfig(env: TokenWorkerEnv, options: ConfigOptions = {}): TokenWorkerConfig {
+  return options.customAuthorizer ? customAuthorizerConfig(env) : strictConfig(env)
+}
 
 /** How viewers are authenticated, as {@link TokenConfigInput} takes it: defaults may be left out. */
 export type AuthConfigInput =
@@ -422,12 +465,21 @@ export interface TokenConfigInput {
   allowedOrigins?: '*' | readonly string[] | undefined
   /**
    * Required, like `AUTH_MODE`: `{ mode: 'jwt', … }`, or `{ mode: 'none' }` when anyone may get
-   * tokens (a warning is logged once).
+   * tokens (a warning is logged once). An app with your own `authorize` may leave it out
+   * ({@link CustomAuthorizerConfigInput}).
    */
   auth: AuthConfigInput
   rateLimit?: { requests?: number | undefined; periodSeconds?: 10 | 60 | undefined } | undefined
   /** `undefined`: sessions are off. */
   session?: (Partial<SessionConfig> & { secret: string }) | undefined
+}
+
+/**
+ * The configuration of an app with your own `authorize`: {@link TokenConfigInput} whose `auth`
+ * may be left out (your authorizer is then the only check); given, it is validated all the same.
+ */
+export type CustomAuthorizerConfigInput = Omit<TokenConfigInput, 'auth'> & {
+  auth?: AuthConfigInput | undefined
 }
 
 /** Where each variable lives in {@link TokenConfigInput}: what a ConfigError of an object names. */
@@ -466,8 +518,8 @@ const text = (value: string | number | boolean | readonly string[] | undefined) 
   value === undefined ? undefined : Array.isArray(value) ? value.join(',') || ',' : String(value)
 
 /** The object as the variables that mean the same: one set of rules for both ways in. */
-function variablesOf({ signing, auth, session, rateLimit, ...rest }: TokenConfigInput) {
-  // `auth` may still be missing in JavaScript: then AUTH_MODE is unset, and refused
+function variablesOf({ signing, auth, session, rateLimit, ...rest }: CustomAuthorizerConfigInput) {
+  // missing `auth` (allowed by the type with an authorizer, or plain JavaScript): AUTH_MODE unset
   const jwt = auth?.mode === 'jwt' ? auth : undefined
   const algs = jwt?.jwks?.algs
   const env: Record<ConfigVariable, string | undefined> = {
@@ -503,7 +555,8 @@ function variablesOf({ signing, auth, session, rateLimit, ...rest }: TokenConfig
 
 /**
  * Validates a configuration object by the rules of the variables, filling the same defaults:
- * what `createTokenApp({ config })` does once, when the app is created.
+ * what `createTokenApp({ config })` does once, when the app is created. `auth` is required
+ * unless `customAuthorizer` (the app has its own `authorize`).
  *
  * @throws {ConfigError} naming the field (`config.signing.cdnDomain …`), never its value.
  * @example
@@ -516,12 +569,23 @@ function variablesOf({ signing, auth, session, rateLimit, ...rest }: TokenConfig
  * config.auth.mode // 'jwt'
  * ```
  */
-export function tokenConfig(input: TokenConfigInput): TokenWorkerConfig {
+export function tokenConfig(
+  input: TokenConfigInput,
+  options?: ConfigOptions,
+): TokenWorkerConfig<AuthConfig>
+export function tokenConfig(
+  input: CustomAuthorizerConfigInput,
+  options: ConfigOptions,
+): TokenWorkerConfig
+export function tokenConfig(
+  input: CustomAuthorizerConfigInput,
+  options: ConfigOptions = {},
+): TokenWorkerConfig {
   const { env, algs } = variablesOf(input)
   try {
-    const config = configFromEnv(env)
+    const config = configFromEnv(env, options)
     // several JWKS algorithms have no variable form: checked here, kept as given
-    if (algs !== undefined && algs.length > 1 && config.auth.mode === 'jwt' && config.auth.jwks) {
+    if (algs !== undefined && algs.length > 1 && config.auth?.mode === 'jwt' && config.auth.jwks) {
       if (!algs.every((alg) => (ASYMMETRIC as readonly string[]).includes(alg)))
         throw new ConfigError('JWT_ALG', `must be asymmetric algorithms (${ASYMMETRIC.join(', ')})`)
       config.auth.jwks.algs = [...algs]

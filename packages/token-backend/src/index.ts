@@ -1,4 +1,9 @@
-export { createTokenApp, type TokenApp, type TokenAppOptions } from './app.ts'
+export {
+  type CustomAuthorizerAppOptions,
+  createTokenApp,
+  type TokenApp,
+  type TokenAppOptions,
+} from './app.ts'
 export { type AuditSink, type IssuedToken, issuedToken } from './audit-log.ts'
 export {
   type AuthDecision,
@@ -13,6 +18,8 @@ export {
   type AuthConfig,
   type AuthConfigInput,
   ConfigError,
+  type ConfigOptions,
+  type CustomAuthorizerConfigInput,
   configFromEnv,
   loadConfig,
   SESSION_DEFAULTS,

@@ -4,14 +4,14 @@ import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 // A Node server started with serveTokenApp, in a process of its own (signals are process-wide):
-// its authorizer takes 1.5 s, so a request is still open when SIGTERM arrives.
+// its authorizer takes 1.5 s, so a request is still open when SIGTERM arrives. With its own
+// authorizer the config names no auth mode (AUTH_MODE may be left out then).
 const script = (signals: boolean) => `
 import { serveTokenApp } from ${JSON.stringify(pathToFileURL(`${import.meta.dirname}/node.ts`).href)}
 serveTokenApp(
   {
     config: {
       signing: { clientId: '12345', secretKey: 'serve-secret-41c9', cdnDomain: 'cdn.serve.test', cdnDomainIp: 'cdn-ip.serve.test' },
-      auth: { mode: 'none' },
     },
     port: 0,
     signals: ${signals},

@@ -8,9 +8,19 @@ import { type ServerType, serve } from '@hono/node-server'
 import { nodeMd5Digest } from '@proj/signing/node'
 import type { Env } from 'hono'
 import type { BlankEnv } from 'hono/types'
-import { createTokenApp, type TokenApp, type TokenAppOptions } from './app.ts'
+import {
+  type CustomAuthorizerAppOptions,
+  createTokenApp,
+  type TokenApp,
+  type TokenAppOptions,
+} from './app.ts'
 import { type AuditSink, batchedLines } from './audit-log.ts'
-import { configFromEnv, type TokenConfigInput, type TokenWorkerEnv, tokenConfig } from './config.ts'
+import {
+  type CustomAuthorizerConfigInput,
+  configFromEnv,
+  type TokenWorkerEnv,
+  tokenConfig,
+} from './config.ts'
 
 export { batchedLines } from './audit-log.ts'
 
@@ -52,7 +62,7 @@ export function stdoutAudit(): AuditSink & { flush(): void } {
  * ```
  */
 export function createNodeTokenApp<E extends Env = BlankEnv>(
-  options: TokenAppOptions<E> = {},
+  options: TokenAppOptions<E> | CustomAuthorizerAppOptions<E> = {},
 ): TokenApp<E> {
   return createTokenApp<E>({
     digest: nodeMd5Digest,
@@ -65,9 +75,12 @@ export function createNodeTokenApp<E extends Env = BlankEnv>(
 export const SHUTDOWN_GRACE_MS = 10_000
 
 /** What {@link serveTokenApp} takes: the app's options, where it listens, where its config is. */
-export interface ServeTokenAppOptions extends TokenAppOptions {
-  /** Default: the variables of `env`, validated before listening. */
-  config?: TokenConfigInput
+export interface ServeTokenAppOptions extends Omit<TokenAppOptions, 'config'> {
+  /**
+   * Default: the variables of `env`, validated before listening. `auth` (`AUTH_MODE`) may be
+   * left out only with your own `authorize`.
+   */
+  config?: CustomAuthorizerConfigInput
   /** The variables read when no `config` is given (default `process.env`). */
   env?: TokenWorkerEnv
   /** Default `PORT`, else 8787. */
@@ -113,9 +126,11 @@ export function serveTokenApp(
   onListening?: (info: { port: number; url: string }) => void,
 ): ServerType {
   // validated before anything is set up (exit handlers, the socket)
-  const valid = config === undefined ? configFromEnv(env) : tokenConfig(config)
+  const reading = { customAuthorizer: options.authorize !== undefined }
+  const valid = config === undefined ? configFromEnv(env, reading) : tokenConfig(config, reading)
   const audit = options.audit ?? stdoutAudit()
-  const app = createNodeTokenApp({ ...options, audit, config: valid })
+  // valid: auth may only be missing with an authorizer, which createTokenApp reads the same way
+  const app = createNodeTokenApp({ ...options, audit, config: valid } as CustomAuthorizerAppOptions)
   const host = hostname ?? process.env.HOST ?? '127.0.0.1'
   const listening = port ?? Number(process.env.PORT ?? 8787)
   const server = serve({ fetch: app.fetch, port: listening, hostname: host }, (info) =>
