@@ -1,24 +1,15 @@
-import { fileURLToPath } from 'node:url'
+import { viteIifeConfig } from '@proj/token-refresh/vite-iife-config'
 import { defineConfig } from 'vite'
 
-// The script-tag build (`vite build -c vite.iife.config.ts`): one minified IIFE that takes
-// hls.js from the page's `Hls` global, inlines the core and the native protection (the
-// on-demand import of `attachNative` becomes part of the file: an IIFE has no chunks), and
-// exposes `HlsTokenRefresh`.
-export default defineConfig({
-  root: fileURLToPath(new URL('.', import.meta.url)),
-  publicDir: false,
-  logLevel: 'warn',
-  build: {
-    outDir: 'dist',
-    emptyOutDir: false,
-    target: 'es2022',
-    lib: {
-      entry: 'build/iife.ts',
-      name: 'HlsTokenRefresh',
-      formats: ['iife'],
-      fileName: () => 'hlsjs-token-refresh.min.js',
-    },
-    rolldownOptions: { external: ['hls.js'], output: { globals: { 'hls.js': 'Hls' } } },
-  },
-})
+// The script-tag build (`vite build -c vite.iife.config.ts`): hls.js from the page's `Hls`
+// global, the core and the native protection inlined (the on-demand import of `attachNative`
+// becomes part of the file), exposing `HlsTokenRefresh`.
+export default defineConfig(
+  viteIifeConfig({
+    from: import.meta.url,
+    entry: 'build/iife.ts',
+    name: 'HlsTokenRefresh',
+    player: { module: 'hls.js', global: 'Hls' },
+    fileName: 'hlsjs-token-refresh.min.js',
+  }),
+)

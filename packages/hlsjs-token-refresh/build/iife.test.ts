@@ -1,10 +1,4 @@
-import {
-  fakeTime,
-  fakeTokenBackend,
-  loadScriptTagBuild,
-  testRefreshOptions,
-  tinyCdn,
-} from '@proj/token-refresh/testing'
+import { useScriptTagBuild, withTinyCdn } from '@proj/token-refresh/testing'
 import type HlsClass from 'hls.js'
 import { build } from 'vite'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -13,20 +7,14 @@ import type * as api from './iife.ts'
 // The script-tag build as a page gets it: hls.js's own UMD file first (it sets `Hls` on the
 // window), then the IIFE, both evaluated as classic scripts in the happy-dom window. The IIFE is
 // built here, into a temporary folder, from the same config as `pnpm build`.
-type Globals = { Hls: typeof HlsClass; HlsTokenRefresh: typeof api }
-const page = globalThis as unknown as Globals
-let remove: (() => Promise<void>) | undefined
-
-beforeAll(async () => {
-  remove = await loadScriptTagBuild({
-    build,
+const page = useScriptTagBuild<{ Hls: typeof HlsClass; HlsTokenRefresh: typeof api }>(
+  { beforeAll, afterAll, build },
+  {
     from: import.meta.url,
-    configFile: '../vite.iife.config.ts',
     output: 'hlsjs-token-refresh.min.js',
     player: 'hls.js/dist/hls.min.js',
-  })
-}, 30_000)
-afterAll(() => remove?.())
+  },
+)
 
 it('exposes HlsTokenRefresh beside the Hls global', () => {
   expect(typeof page.Hls.isSupported).toBe('function')
@@ -37,14 +25,8 @@ it('exposes HlsTokenRefresh beside the Hls global', () => {
 
 it('keeps the global Hls on fresh tokens through the global API', async () => {
   const { Hls, HlsTokenRefresh } = page
-  const time = fakeTime()
-  const cdn = await tinyCdn(time.clock)
-  try {
-    const backend = fakeTokenBackend({ clock: time.clock })
-    const refresh = await HlsTokenRefresh.createTokenRefresh({
-      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
-      Hls,
-    })
+  await withTinyCdn(async ({ time, cdn, options }) => {
+    const refresh = await HlsTokenRefresh.createTokenRefresh({ ...options, Hls })
     const first = refresh.url
     expect(first).toContain('/tok0001plain/')
     const hls = new Hls({ ...refresh.hlsConfig, autoStartLoad: false })
@@ -57,7 +39,5 @@ it('keeps the global Hls on fresh tokens through the global API', async () => {
     expect(cdn.hits.map((hit) => `${hit.token} ${hit.status}`)).toEqual(['tok0002plain 200'])
     hls.destroy()
     expect(time.pending).toBe(0) // the refresh stopped with the player
-  } finally {
-    await cdn.close()
-  }
+  })
 })

@@ -1,10 +1,4 @@
-import {
-  fakeTime,
-  fakeTokenBackend,
-  loadScriptTagBuild,
-  testRefreshOptions,
-  tinyCdn,
-} from '@proj/token-refresh/testing'
+import { useScriptTagBuild, withTinyCdn } from '@proj/token-refresh/testing'
 import type videojsModule from 'video.js'
 import { build } from 'vite'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -13,22 +7,16 @@ import type * as api from './iife.ts'
 // The script-tag build as a page gets it: video.js's own UMD file first (it sets `videojs` on the
 // window), then the IIFE, both evaluated as classic scripts in the happy-dom window. The IIFE is
 // built here, into a temporary folder, from the same config as `pnpm build`.
-type Globals = { videojs: typeof videojsModule; VideojsTokenRefresh: typeof api }
-const page = globalThis as unknown as Globals
-let remove: (() => Promise<void>) | undefined
-
-beforeAll(async () => {
-  remove = await loadScriptTagBuild({
-    build,
+const page = useScriptTagBuild<{ videojs: typeof videojsModule; VideojsTokenRefresh: typeof api }>(
+  { beforeAll, afterAll, build },
+  {
     from: import.meta.url,
-    configFile: '../vite.iife.config.ts',
     output: 'videojs-token-refresh.min.js',
     player: 'video.js/dist/video.min.js',
     // happy-dom has no MediaSource: no tech takes the source
     afterPlayer: () => page.videojs.log.level('off'),
-  })
-}, 30_000)
-afterAll(() => remove?.())
+  },
+)
 
 it('exposes VideojsTokenRefresh and registers the plugin on the videojs global when loaded', () => {
   const { VideojsTokenRefresh, videojs } = page
@@ -40,11 +28,7 @@ it('exposes VideojsTokenRefresh and registers the plugin on the videojs global w
 
 it('keeps a player on fresh tokens through the global API and the real VHS xhr', async () => {
   const { VideojsTokenRefresh, videojs } = page
-  const time = fakeTime()
-  const cdn = await tinyCdn(time.clock)
-  try {
-    const backend = fakeTokenBackend({ clock: time.clock })
-    const options = testRefreshOptions(time, cdn.issuing(backend.getToken))
+  await withTinyCdn(async ({ time, cdn, options }) => {
     const element = document.createElement('video')
     document.body.append(element)
     const player = videojs(element, await VideojsTokenRefresh.prepareTokenRefresh(options))
@@ -61,7 +45,5 @@ it('keeps a player on fresh tokens through the global API and the real VHS xhr',
     expect(cdn.hits.map((hit) => `${hit.token} ${hit.status}`)).toEqual(['tok0002plain 200'])
     hooked.remove()
     player.dispose()
-  } finally {
-    await cdn.close()
-  }
+  })
 })

@@ -4,17 +4,12 @@
 // is opened, 3.3.1's fix) and on the current one. The plugin's modules are loaded afresh per
 // version, with the bare specifier `video.js` resolved to that release (both installed side by
 // side, `video.js-lowest` being an npm alias). Real VHS xhr, real hooks, real HTTP (tinyCdn).
-import {
-  fakeTime,
-  fakeTokenBackend,
-  testRefreshOptions,
-  tinyCdn,
-} from '@proj/token-refresh/testing'
+import { fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
 import type videojsType from 'video.js'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { usePlayerCdn } from '../test/player-cdn.ts'
 
 type VideoJs = typeof videojsType
-type Player = ReturnType<VideoJs>
 
 /** Where each release is installed (package.json devDependencies). */
 const RELEASES = [
@@ -22,17 +17,8 @@ const RELEASES = [
   { name: 'lowest admitted', specifier: 'video.js-lowest', version: /^8\.5\.0$/ },
 ] as const
 
-let time: ReturnType<typeof fakeTime>
-let cdn: Awaited<ReturnType<typeof tinyCdn>>
-const players: Player[] = []
-
-beforeEach(async () => {
-  time = fakeTime()
-  cdn = await tinyCdn(time.clock)
-})
-afterEach(async () => {
-  for (const player of players.splice(0)) if (!player.isDisposed()) player.dispose()
-  await cdn.close()
+const env = usePlayerCdn()
+afterEach(() => {
   vi.doUnmock('video.js')
   vi.resetModules()
 })
@@ -69,16 +55,16 @@ describe.each(RELEASES)('video.js $name', ({ specifier, version }) => {
 
   it('plays on fresh pairs: plugin, VHS hooks, a rewrite and a 403 recovery through its xhr', async () => {
     const { videojs, prepareTokenRefresh, tokenRefreshOf } = await loadWith(specifier)
-    const backend = fakeTokenBackend({ clock: time.clock })
+    const backend = fakeTokenBackend({ clock: env.time.clock })
     const onError = vi.fn()
     const element = document.createElement('video')
     document.body.append(element)
     const prepared = await prepareTokenRefresh({
-      ...testRefreshOptions(time, cdn.issuing(backend.getToken)),
+      ...testRefreshOptions(env.time, env.cdn.issuing(backend.getToken)),
       onError,
     })
     const player = videojs(element, prepared)
-    players.push(player)
+    env.players.push(player)
     const plugin = tokenRefreshOf(player)
     expect((await plugin?.ready)?.record.token).toBe('tok0001plain')
     expect(player.currentSrc()).toContain('/tok0001plain/')
@@ -98,20 +84,20 @@ describe.each(RELEASES)('video.js $name', ({ specifier, version }) => {
 
     // onRequest: the old URL leaves on the pair of the refresh
     const master = player.currentSrc()
-    await time.advance(14_000)
+    await env.time.advance(14_000)
     await load(master)
     // onResponse + the wrapper: a 403 refreshes and the request goes again, on the new pair
-    await time.advance(14_000)
-    cdn.failOnce('seg_000.ts', 403)
+    await env.time.advance(14_000)
+    env.cdn.failOnce('seg_000.ts', 403)
     await load(new URL('v0/seg_000.ts', master).href)
-    expect(cdn.hits.map((hit) => `${hit.token} ${hit.path} ${hit.status}`)).toEqual([
+    expect(env.cdn.hits.map((hit) => `${hit.token} ${hit.path} ${hit.status}`)).toEqual([
       'tok0002plain master.m3u8 200',
       'tok0003plain v0/seg_000.ts 403',
       'tok0004plain v0/seg_000.ts 200',
     ])
 
     // a CDN that refuses every token: onError and the player's own error
-    cdn.rejectAll()
+    env.cdn.rejectAll()
     await load(master)
     expect(onError).toHaveBeenCalledWith(expect.objectContaining({ name: 'TokenRejectedError' }))
     expect(player.error()?.code).toBe(2)

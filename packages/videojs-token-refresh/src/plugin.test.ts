@@ -1,11 +1,7 @@
-import {
-  fakeTime,
-  fakeTokenBackend,
-  testRefreshOptions,
-  tinyCdn,
-} from '@proj/token-refresh/testing'
+import { fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
 import videojs from 'video.js'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { usePlayerCdn } from '../test/player-cdn.ts'
 import { HLS_TYPE } from './plugin.ts'
 import { prepareTokenRefresh } from './prepare.ts'
 import { tokenRefreshOf } from './register.ts'
@@ -16,30 +12,19 @@ type Player = ReturnType<typeof videojs>
 videojs.log.level('off')
 const vhsXhr = (videojs as unknown as { Vhs: { xhr: VhsXhr } }).Vhs.xhr
 
-let time: ReturnType<typeof fakeTime>
-let cdn: Awaited<ReturnType<typeof tinyCdn>>
-const players: Player[] = []
-
-beforeEach(async () => {
-  time = fakeTime()
-  cdn = await tinyCdn(time.clock)
-})
-afterEach(async () => {
-  for (const player of players.splice(0)) if (!player.isDisposed()) player.dispose()
-  await cdn.close()
-})
+const env = usePlayerCdn()
 
 const backendFor = (video: string) => {
-  const backend = fakeTokenBackend({ clock: time.clock, video })
-  return { backend, getToken: cdn.issuing(backend.getToken) }
+  const backend = fakeTokenBackend({ clock: env.time.clock, video })
+  return { backend, getToken: env.cdn.issuing(backend.getToken) }
 }
 const options = (getToken: () => ReturnType<ReturnType<typeof backendFor>['getToken']>) =>
-  testRefreshOptions(time, getToken)
+  testRefreshOptions(env.time, getToken)
 const newPlayer = (playerOptions: object) => {
   const element = document.createElement('video')
   document.body.append(element)
   const player = videojs(element, playerOptions)
-  players.push(player)
+  env.players.push(player)
   return player
 }
 /**
@@ -104,11 +89,11 @@ describe('the tokenRefresh plugin', () => {
     const vhs = await vhsTakesSource(player)
     expect(vhs.xhr).not.toBe(vhsXhr) // the recovering wrapper around it
     const first = player.currentSrc()
-    await time.advance(14_000)
+    await env.time.advance(14_000)
     await new Promise<void>((resolve) =>
       vhs.xhr({ uri: first, responseType: 'text' }, () => resolve()),
     )
-    expect(cdn.hits.map((hit) => hit.token)).toEqual(['tok0002plain'])
+    expect(env.cdn.hits.map((hit) => hit.token)).toEqual(['tok0002plain'])
   })
 
   it('starts from player options alone: fetches, then sets the source', async () => {
@@ -137,7 +122,7 @@ describe('the tokenRefresh plugin', () => {
     expect(refresherB?.rewrite(urlA)).toBe(urlA)
     playerA.dispose()
     expect(refresherB?.refreshCount).toBe(0)
-    await time.advance(14_000)
+    await env.time.advance(14_000)
     expect(refresherB?.refreshCount).toBe(1)
     expect(refresherA?.refreshCount).toBe(0)
   })
@@ -150,7 +135,7 @@ describe('the tokenRefresh plugin', () => {
     const old = await plugin?.ready
     const next = await plugin?.load(options(second.getToken))
     expect(player.currentSrc()).toContain('/12345_other/tok0001plain/')
-    await time.advance(60_000)
+    await env.time.advance(60_000)
     expect(old?.refreshCount).toBe(0)
     expect(next?.refreshCount).toBeGreaterThan(0)
     expect(first.backend.calls).toBe(1)
@@ -162,8 +147,8 @@ describe('the tokenRefresh plugin', () => {
     await tokenRefreshOf(player)?.ready
     const vhs = await vhsTakesSource(player)
     player.dispose()
-    expect(time.pending).toBe(0)
-    await time.advance(120_000)
+    expect(env.time.pending).toBe(0)
+    await env.time.advance(120_000)
     expect(backend.calls).toBe(1)
     const sets = vhsXhr as unknown as {
       _requestCallbackSet?: Set<unknown>
@@ -203,12 +188,12 @@ describe('a CDN that refuses every token', () => {
     player.on('error', () => {
       if (player.error()?.code === 2) errorEvents.push(player.error())
     })
-    cdn.rejectAll()
+    env.cdn.rejectAll()
     const load = (uri: string) =>
       new Promise<void>((resolve) => vhs.xhr({ uri, responseType: 'text' }, () => resolve()))
     // one request, retried after two refreshes: three tokens refused in a row
     await load(player.currentSrc())
-    expect(cdn.hits.map((hit) => hit.status)).toEqual([403, 403, 403])
+    expect(env.cdn.hits.map((hit) => hit.status)).toEqual([403, 403, 403])
     expect(onError).toHaveBeenCalledTimes(1)
     expect(onError.mock.calls[0]?.[0]).toMatchObject({ name: 'TokenRejectedError' })
     expect(errorEvents).toHaveLength(1)
@@ -237,11 +222,11 @@ describe('a CDN that refuses every token, where the refresher cannot count it', 
     const player = newPlayer(await prepareTokenRefresh({ ...options(sameAgain), onError }))
     const refresher = await tokenRefreshOf(player)?.ready
     const vhs = await vhsTakesSource(player)
-    cdn.rejectAll()
+    env.cdn.rejectAll()
     await new Promise<void>((resolve) =>
       vhs.xhr({ uri: player.currentSrc(), responseType: 'text' }, () => resolve()),
     )
-    expect(cdn.hits.map((hit) => `${hit.token} ${hit.status}`)).toEqual([
+    expect(env.cdn.hits.map((hit) => `${hit.token} ${hit.status}`)).toEqual([
       'tok0001plain 403',
       'tok0002plain 403',
       'tok0002plain 403',
@@ -260,11 +245,11 @@ describe('a CDN that refuses every token, where the refresher cannot count it', 
     const player = newPlayer(await prepareTokenRefresh({ ...options(getToken), onError }))
     await tokenRefreshOf(player)?.ready
     const vhs = await vhsTakesSource(player)
-    cdn.revoke('tok0001plain')
+    env.cdn.revoke('tok0001plain')
     await new Promise<void>((resolve) =>
       vhs.xhr({ uri: player.currentSrc(), responseType: 'text' }, () => resolve()),
     )
-    expect(cdn.hits.map((hit) => hit.status)).toEqual([410, 200])
+    expect(env.cdn.hits.map((hit) => hit.status)).toEqual([410, 200])
     expect(onError).not.toHaveBeenCalled()
     expect(player.error()?.code).not.toBe(2)
   })
@@ -290,10 +275,10 @@ describe('native playback (no VHS on the tech)', () => {
     expect(protection?.mode).toBe('swap')
     element.src = plugin?.refresher?.url ?? ''
     // a refresh while paused: no swap until the element is played again, then at once
-    await time.advance(14_000)
+    await env.time.advance(14_000)
     expect(element.src).toContain('/tok0001plain/')
     element.dispatchEvent(new Event('play'))
-    await time.advance(0)
+    await env.time.advance(0)
     expect(element.src).toContain('/tok0002plain/')
     player.dispose()
   })

@@ -5,6 +5,10 @@ export {
   type IifeBuildConfig,
   loadScriptTagBuild,
   type ScriptTagBuildOptions,
+  type ScriptTagPageOptions,
+  type SuiteHooks,
+  useScriptTagBuild,
 } from './script-tag-build.ts'
 export { type Hit, tinyCdn } from './tiny-cdn.ts'
 export { type CdnVerdict, type TokenBook, tokenBook } from './token-book.ts'
+export { type TinyCdnRun, withTinyCdn } from './with-tiny-cdn.ts'

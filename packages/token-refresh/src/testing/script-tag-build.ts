@@ -68,3 +68,42 @@ export async function loadScriptTagBuild(
 async function runScript(file: string): Promise<void> {
   runInThisContext(await readFile(file, 'utf8'), { filename: file })
 }
+
+/** A test runner's file-level hooks, e.g. vitest's: passed in, so that this package needs none. */
+export interface SuiteHooks {
+  beforeAll: (run: () => Promise<void>, timeout?: number) => void
+  afterAll: (run: () => Promise<void> | undefined) => void
+}
+
+/** The options of {@link useScriptTagBuild}: those of {@link loadScriptTagBuild} but Vite's `build`. */
+export interface ScriptTagPageOptions extends Omit<ScriptTagBuildOptions, 'build' | 'configFile'> {
+  /** The package's IIFE config, relative to `from`; `../vite.iife.config.ts` unless given. */
+  configFile?: string
+}
+
+/**
+ * A test file's page with the script-tag build on it: {@link loadScriptTagBuild} before the
+ * file's tests (the build may take seconds: 30 s allowed), its folder removed after them.
+ *
+ * @param tools the runner's hooks and Vite's `build`, passed in: this package depends on neither.
+ * @returns the global scope, as the globals the player's file and ours set (read them in tests).
+ * @example
+ * import { build } from 'vite'
+ * import { afterAll, beforeAll } from 'vitest'
+ * const page = useScriptTagBuild<{ Hls: typeof Hls; HlsTokenRefresh: typeof api }>(
+ *   { beforeAll, afterAll, build },
+ *   { from: import.meta.url, output: 'hlsjs-token-refresh.min.js', player: 'hls.js/dist/hls.min.js' },
+ * )
+ */
+export function useScriptTagBuild<Globals>(
+  tools: SuiteHooks & Pick<ScriptTagBuildOptions, 'build'>,
+  options: ScriptTagPageOptions,
+): Globals {
+  let remove: (() => Promise<void>) | undefined
+  tools.beforeAll(async () => {
+    const { configFile = '../vite.iife.config.ts' } = options
+    remove = await loadScriptTagBuild({ ...options, build: tools.build, configFile })
+  }, 30_000)
+  tools.afterAll(() => remove?.())
+  return globalThis as unknown as Globals
+}
