@@ -529,6 +529,28 @@ describe('recover (403/410)', () => {
     expect(refresher.rejected).toBe(false)
   })
 
+  it('a backend that signs by the second: the refresh for a refused token fetches again a second later, and three refused tokens still give up', async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock, bySecond: true })
+    const refresher = await TokenRefresher.create({
+      ...testRefreshOptions(time, backend.getToken),
+      onError: () => undefined,
+    })
+    const first = refresher.url
+    expect(refresher.recover(first)).toBe(true)
+    await time.advance(0)
+    expect(backend.calls).toBe(2) // the same token again: within the refused one's second
+    expect(refresher.url).toBe(first)
+    await time.advance(1_000)
+    expect(backend.calls).toBe(3)
+    const second = refresher.url
+    expect(second).not.toBe(first)
+    expect(refresher.recover(second)).toBe(true)
+    await time.advance(1_000)
+    expect(refresher.recover(refresher.url)).toBe(false) // a third token refused: it gives up
+    expect(refresher.rejected).toBe(true)
+  })
+
   it('long-lived tokens refused minutes apart, each after serving, never add up to a give-up', async () => {
     const { refresher, backend, time } = await setup({ onError: () => undefined, lifetime: 3600 })
     for (let i = 0; i < 4; i++) {

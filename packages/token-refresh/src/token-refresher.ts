@@ -319,8 +319,23 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     })
     if (verdict === 'give-up') this.#report(new TokenRejectedError(this.#rejections.inARow))
     if (verdict !== 'refresh') return false
-    this.refresh().catch(() => undefined)
+    this.#inflight ??= this.#fetchReplacing(current).finally(() => {
+      this.#inflight = undefined
+    })
+    this.#inflight.catch(() => undefined)
     return true
+  }
+
+  /**
+   * A refresh for the refused token `refused`. Backends sign by the second (the token is a hash
+   * of the path and the expiry), so a token fetched within the refused one's second is that
+   * token again, which the retry would only see refused: then once more, a second later.
+   */
+  async #fetchReplacing(refused: string): Promise<TokenRecord> {
+    const record = await this.#fetch()
+    if (this.#currentToken() !== refused || this.#destroyed) return record
+    await new Promise((resolve) => this.#settings.timers.set(() => resolve(undefined), 1000))
+    return this.#destroyed ? record : this.#fetch()
   }
 
   // ── New records ───────────────────────────────────────────────────────────

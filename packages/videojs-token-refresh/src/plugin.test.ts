@@ -210,7 +210,8 @@ describe('a CDN that refuses every token', () => {
 describe('a CDN that refuses every token, where the refresher cannot count it', () => {
   it('errors when VHS is handed the refusal of a token fresh from a recovery refresh', async () => {
     const { getToken } = backendFor('12345_demo')
-    // from the 3rd call on, the record of the 2nd: a backend signing within the same second
+    // from the 3rd call on, the record of the 2nd: a backend that keeps signing the same token
+    // (one that rounds expiries), even when asked again a second later
     let calls = 0
     let last: Awaited<ReturnType<typeof getToken>> | undefined
     const sameAgain = async () => {
@@ -223,9 +224,16 @@ describe('a CDN that refuses every token, where the refresher cannot count it', 
     const refresher = await tokenRefreshOf(player)?.ready
     const vhs = await vhsTakesSource(player)
     env.cdn.rejectAll()
-    await new Promise<void>((resolve) =>
-      vhs.xhr({ uri: player.currentSrc(), responseType: 'text' }, () => resolve()),
-    )
+    let answered = false
+    vhs.xhr({ uri: player.currentSrc(), responseType: 'text' }, () => {
+      answered = true
+    })
+    // the refresher asks once more, a second later (the fake clock's): the same token
+    for (let i = 0; i < 100 && !answered; i++) {
+      await env.time.advance(100)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    expect(calls).toBe(4)
     expect(env.cdn.hits.map((hit) => `${hit.token} ${hit.status}`)).toEqual([
       'tok0001plain 403',
       'tok0002plain 403',

@@ -24,9 +24,10 @@ export interface ReviveOptions {
 
 /**
  * Brings a player back after a token outage (the backend down longer than a token's life): once
- * a new token arrives, a player that gave up (an error) or is stuck (not paused, yet its time
- * does not move; VHS can leave its segment loader paused for good after excluding renditions)
- * is reloaded with the new URL at its position (VOD) or at the live edge. Returns the function
+ * a new token arrives, a player that gave up (an error) is reloaded at once, and one that is
+ * stuck (not paused, yet its time does not move for `checkAfterMs`; VHS can leave its segment
+ * loader paused for good after excluding renditions) after that check, with the new URL at its
+ * position (VOD) or at the live edge. Returns the function
  * that stops it.
  *
  * @example
@@ -53,14 +54,18 @@ export function reviveAfterOutage(
     if (!outage || refresher.rejected) return
     outage = false
     const before = player.currentTime()
-    timers.set(() => {
-      if (stopped) return
-      const stuck = !player.paused() && !player.ended() && player.currentTime() === before
-      if (!player.error() && !stuck) return
+    const reload = () => {
       const live = player.duration() === Number.POSITIVE_INFINITY
       player.src({ src: refresher.url, type })
       if (!live) player.one('loadedmetadata', () => player.currentTime(before))
       player.play()?.catch(() => undefined)
+    }
+    // a player that gave up (an error) cannot come back alone: at once, not after the check
+    if (player.error()) return reload()
+    timers.set(() => {
+      if (stopped) return
+      const stuck = !player.paused() && !player.ended() && player.currentTime() === before
+      if (player.error() || stuck) reload()
     }, checkAfterMs)
   }
   refresher.addEventListener('error', onError)

@@ -11,6 +11,11 @@ export interface FakeBackendOptions {
   /** Whether records carry the server's Date (as through `fetchToken`). Default true. */
   sendDate?: boolean
   video?: string
+  /**
+   * Sign like a real backend, by the second: calls within one second get the same token
+   * (`tok` + the expiry). Default false: every call a new token `tok0001…`.
+   */
+  bySecond?: boolean
 }
 
 /** A scripted token backend: counts calls and can fail on demand. */
@@ -32,7 +37,14 @@ export interface FakeBackend {
  * ```
  */
 export function fakeTokenBackend(options: FakeBackendOptions): FakeBackend {
-  const { clock, lifetime = 20, clientAheadMs = 0, sendDate = true, video = '12345_demo' } = options
+  const {
+    clock,
+    lifetime = 20,
+    clientAheadMs = 0,
+    sendDate = true,
+    video = '12345_demo',
+    bySecond = false,
+  } = options
   let calls = 0
   let failures = 0
   let failure: 'reject' | 'hang' = 'reject'
@@ -53,7 +65,7 @@ export function fakeTokenBackend(options: FakeBackendOptions): FakeBackend {
       }
       const serverNow = clock.now() - clientAheadMs
       const expires = Math.floor(serverNow / 1000) + lifetime
-      const n = String(calls).padStart(4, '0')
+      const n = bySecond ? String(expires) : String(calls).padStart(4, '0')
       const record: TokenRecord = {
         token: `tok${n}plain`,
         token_ip: `tok${n}bound`,
