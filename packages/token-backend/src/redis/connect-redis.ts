@@ -1,6 +1,6 @@
 import { createClient, type RedisClientType } from 'redis'
+import { StoreUnavailableError } from '../store-unavailable.ts'
 import { DEFAULT_TIMEOUT_MS } from './redis-command.ts'
-import { StoreUnavailableError } from './store-unavailable.ts'
 
 /** A connected node-redis client, as {@link connectRedis} returns it. */
 export type RedisClient = RedisClientType

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { ErrorReply } from 'redis'
-import { StoreUnavailableError } from './store-unavailable.ts'
+import { StoreUnavailableError } from '../store-unavailable.ts'
 
 /**
  * The one method the Redis stores use: a node-redis client (`createClient()`, `connectRedis`)

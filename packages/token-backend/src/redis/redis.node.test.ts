@@ -1,55 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { createClient } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  freePort,
+  type RedisServer,
+  reconnected,
+  startRedisServer,
+} from '../../test/redis-server.ts'
 import type { StoredSession } from '../session/session-store.ts'
+import { StoreUnavailableError } from '../store-unavailable.ts'
 import { connectRedis, type RedisClient } from './connect-redis.ts'
-import { redisCommand } from './redis-command.ts'
 import { redisLimit } from './redis-limit.ts'
 import { redisSessionStore } from './redis-session-store.ts'
-import { StoreUnavailableError } from './store-unavailable.ts'
 
 // A real Debian redis-server on a free loopback port, without persistence; three clients stand for
 // three instances of the backend.
-let port = 0
-let server: ChildProcess | undefined
+let redis: RedisServer
 let clients: RedisClient[] = []
 const logged: string[] = []
 
-const freePort = async () => {
-  const probe = createServer().listen(0, '127.0.0.1')
-  await once(probe, 'listening')
-  const { port } = probe.address() as { port: number }
-  probe.close()
-  return port
-}
-
-async function startRedis() {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] })
-  let output = ''
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  const deadline = Date.now() + 10_000
-  while (!output.includes('Ready to accept connections')) {
-    if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`redis-server did not start:\n${output}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  server = child
-}
-
-async function stopRedis() {
-  const child = server
-  server = undefined
-  if (!child || child.exitCode !== null) return
-  child.kill('SIGKILL') // as a crash would: no goodbye to the clients
-  await once(child, 'exit')
-}
-
-const url = () => `redis://127.0.0.1:${port}`
+const url = () => redis.url
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 const session = (sid: string, more: Partial<StoredSession> = {}): StoredSession => ({
   sid,
@@ -63,8 +32,7 @@ const keysOf = async (prefix: string) =>
   (await clients[0]?.sendCommand(['KEYS', `${prefix}*`])) as string[]
 
 beforeAll(async () => {
-  port = await freePort()
-  await startRedis()
+  redis = await startRedisServer()
   clients = await Promise.all(
     [1, 2, 3].map((i) =>
       connectRedis(url(), { log: i === 1 ? (line) => logged.push(line) : () => {} }),
@@ -74,7 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.destroy()))
-  await stopRedis()
+  await redis.stop()
 })
 
 describe('redisSessionStore', () => {
@@ -223,7 +191,7 @@ describe('with Redis down', () => {
     const s = session('s-down', { sub: 'viewer-down' })
     expect(await store.admitNetwork(s, '198.51.100.1', 2)).toBe(true)
 
-    await stopRedis()
+    await redis.stop()
     const calls: Array<[string, () => Promise<unknown>]> = [
       ['admitNetwork', () => store.admitNetwork(s, '198.51.100.2', 2)],
       ['isRevoked', () => store.isRevoked(s)],
@@ -241,18 +209,8 @@ describe('with Redis down', () => {
     // the queueing client held the command until the timeout, and says so
     await expect(queued.isRevoked(s)).rejects.toThrow('redis did not answer within 500 ms')
 
-    await startRedis() // empty: no keys, no cached scripts
-    const deadline = Date.now() + 10_000
-    for (;;) {
-      try {
-        await redisCommand(client, ['PING'], 500)
-        await redisCommand(queueing, ['PING'], 500)
-        break
-      } catch (err) {
-        if (!(err instanceof StoreUnavailableError) || Date.now() > deadline) throw err
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-    }
+    await redis.start() // empty: no keys, no cached scripts
+    await reconnected([client, queueing])
     expect(await store.admitNetwork(s, '198.51.100.2', 2)).toBe(true)
     // the new server knew no script: EVALSHA was refused and the script sent once with EVAL
     const stats = (await client.sendCommand(['INFO', 'commandstats'])) as string

@@ -1,3 +1,5 @@
+import { StoreUnavailableError } from '../store-unavailable.ts'
+
 /** What the store needs to know of a session. */
 export interface StoredSession {
   sid: string
@@ -103,9 +105,27 @@ export function memorySessionStore(
 }
 
 /**
+ * How long, at most, {@link cachedSessionStore} keeps playing a session it last saw not revoked
+ * while the store is unavailable (`StoreUnavailableError`), counted from that last answer's
+ * expiry: 30 s covers a restart or a failover of Redis without every viewer's playback stalling,
+ * and bounds what an instance can miss (a revocation made just before the outage).
+ */
+export const STORE_OUTAGE_TRUST_MS = 30_000
+
+/**
  * Keeps a store's answers in this isolate for `ttlMs` (admissions for good: a network once
  * admitted stays admitted), so a session's segments do not each cost a round trip to the
  * store. Revocation then takes effect up to `ttlMs` later, on top of the leaf lifetime.
+ *
+ * While the store is unavailable (it throws {@link StoreUnavailableError}), the policy is:
+ * - a session this instance saw not revoked within the last `ttlMs + outageTrustMs` keeps
+ *   playing from the networks already admitted here; after that its requests fail (503) until the
+ *   store answers again, so an outage delays a revocation by at most `outageTrustMs`, never for
+ *   good (and revoking fails closed meanwhile: the operator is told, nothing is dropped silently);
+ * - a session seen revoked stays refused;
+ * - anything else (a session or a network this instance does not know yet) fails closed: a new
+ *   network is not admitted on a guess, since that is how a leaked URL spreads.
+ * Nothing is re-checked in the background: the first answer of the store after the outage wins.
  *
  * @example
  * ```ts
@@ -117,6 +137,7 @@ export function cachedSessionStore(
   ttlMs: number,
   now: () => number = Date.now,
   capacity = 10_000,
+  outageTrustMs = STORE_OUTAGE_TRUST_MS,
 ): SessionStore {
   const admitted = new Set<string>()
   const revoked = new Map<string, { at: number; value: boolean }>()
@@ -138,7 +159,16 @@ export function cachedSessionStore(
       const key = `${session.sid} ${session.sub ?? ''}`
       const cached = revoked.get(key)
       if (cached !== undefined && now() - cached.at < ttlMs) return cached.value
-      const value = await store.isRevoked(session)
+      let value: boolean
+      try {
+        value = await store.isRevoked(session)
+      } catch (err) {
+        // the last answer's time is not moved: the trust ends outageTrustMs after it expired
+        const trusted =
+          cached !== undefined && (cached.value || now() - cached.at < ttlMs + outageTrustMs)
+        if (err instanceof StoreUnavailableError && trusted) return cached.value
+        throw err
+      }
       bounded(revoked)
       revoked.set(key, { at: now(), value })
       return value
