@@ -23,9 +23,10 @@ for (const player of PLAYERS) {
     const jumpedAt = Date.now()
     const run = await watchPlayback(page, player, 20_000)
     expect(run.advanced).toBeGreaterThan(15)
-    // Shaka places the live edge with Date.now(): the jump moves it until the adapter undoes it
-    // (within 100 ms, later on a loaded machine), which can cost Shaka a short rebuffer
-    expect(run.longestStallMs).toBeLessThanOrEqual(player === 'shaka' ? 2000 : 1000)
+    // Shaka places the live edge with Date.now(): when its playhead check sees the jump before the
+    // adapter does, it seeks 40 s ahead (seen in CI: a 3.8-s stall, locally up to the whole
+    // watch); the adapter now undoes that seek as well as the clock
+    expect(run.longestStallMs).toBeLessThanOrEqual(1000)
     const state = await probe(page, player)
     expect(state.fatal).toEqual([])
     expect(state.token).not.toBe(before)

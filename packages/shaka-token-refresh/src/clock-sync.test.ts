@@ -4,15 +4,25 @@ import type shaka from 'shaka-player'
 import { describe, expect, it, vi } from 'vitest'
 import { shakaClockSync } from './clock-sync.ts'
 
-/** A player whose timeline records every clock offset it is given. */
+/**
+ * A player whose timeline records every clock offset it is given, on a live window of 6 s that
+ * follows `Date.now()` and the offset as Shaka's does, with a media element of its own.
+ */
 const fakePlayer = () => {
   const offsets: number[] = []
+  const loadedAt = Date.now()
+  const media = Object.assign(new EventTarget(), { currentTime: 0 })
   const player = Object.assign(new EventTarget(), {
     getManifest: () => ({
       presentationTimeline: { setClockOffset: (ms: number) => offsets.push(ms) },
     }),
+    getMediaElement: () => media,
+    seekRange: () => {
+      const end = (Date.now() + (offsets.at(-1) ?? 0) - loadedAt) / 1000 + 10
+      return { start: end - 6, end }
+    },
   }) as unknown as shaka.Player
-  return { player, offsets }
+  return { player, offsets, media }
 }
 
 describe('shakaClockSync', () => {
@@ -50,6 +60,33 @@ describe('shakaClockSync', () => {
     clock.onRequest()
     expect(offsets.at(-1)).toBeCloseTo(-40_000, -2)
     expect(backend.calls).toBe(2)
+    vi.restoreAllMocks()
+    clock.detach()
+    refresher.destroy()
+  })
+
+  it("puts back the playhead Shaka moved to the jumped live edge before the jump was seen", async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+    const { player, media } = fakePlayer()
+    const clock = shakaClockSync(player, refresher)
+    player.dispatchEvent(new Event('loaded'))
+    media.currentTime = 8
+    clock.onRequest()
+    const realNow = Date.now.bind(Date)
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 40_000)
+    // Shaka's playhead check came first: the playhead is behind the moved window, Shaka seeks
+    media.currentTime = player.seekRange().end
+    expect(media.currentTime).toBeGreaterThan(48)
+    media.dispatchEvent(new Event('seeking'))
+    expect(media.currentTime).toBe(8)
+    expect(backend.calls).toBe(2)
+    // a seek of the viewer's, without a jump, is left alone
+    media.currentTime = 5
+    media.dispatchEvent(new Event('seeking'))
+    clock.onRequest()
+    expect(media.currentTime).toBe(5)
     vi.restoreAllMocks()
     clock.detach()
     refresher.destroy()

@@ -13,8 +13,11 @@ const JUMP_MS = 2000
  * laptop whose clock is corrected) moves its live edge by as much and playback stalls, whatever
  * the token. The refresher knows the server's clock from each token response (`Date`), so the
  * change of `server − client` since the presentation loaded becomes Shaka's clock offset. A
- * jump of the wall clock against the monotonic clock (checked every 100 ms and on every request)
- * is undone at once, before Shaka's playhead follows it, and re-measured with one refresh.
+ * jump of the wall clock against the monotonic clock (checked every 100 ms, on every request and
+ * on every seek) is undone at once and re-measured with one refresh. Shaka may have seen the jump
+ * first (its playhead checks the window every 250 ms): a forward jump leaves the playhead behind
+ * the moved window and Shaka seeks to its live edge, seconds in the real future, where it would
+ * wait for as long as the jump. That seek is undone too: the playhead goes back where it was.
  *
  * @example
  * ```ts
@@ -27,6 +30,9 @@ export function shakaClockSync(player: shaka.Player, refresher: TokenRefresher) 
   let base: number | undefined
   let offset = 0
   let lastWall = wallMinusMonotonic()
+  /** The playhead at the last check without a jump, and when (monotonic ms). */
+  let position: { time: number; at: number } | undefined
+  let media: HTMLMediaElement | null = null
   // Read once per load: getManifest() is Shaka's only way to the timeline, and it warns on each
   // call that the manifest structure is internal.
   let timeline: { setClockOffset(offset: number): void } | undefined
@@ -44,15 +50,33 @@ export function shakaClockSync(player: shaka.Player, refresher: TokenRefresher) 
     const wall = wallMinusMonotonic()
     const jumped = wall - lastWall
     lastWall = wall
+    const before = position
+    position = media ? { time: media.currentTime, at: performance.now() } : undefined
     if (Math.abs(jumped) <= JUMP_MS || base === undefined) return
     offset -= jumped
     apply()
+    undoJumpSeek(before)
     refresher.refresh().catch(() => undefined)
+  }
+  // Shaka moved the playhead between the jump and its discovery (further than playback could
+  // have taken it): back to where it was, if that is inside the window on the undone clock.
+  const undoJumpSeek = (before: typeof position) => {
+    if (!media || !before) return
+    const elapsed = (performance.now() - before.at) / 1000
+    if (Math.abs(media.currentTime - before.time) <= elapsed + 1) return
+    const range = player.seekRange()
+    if (before.time < range.start || before.time > range.end) return
+    media.currentTime = before.time
+    position = { time: before.time, at: performance.now() }
   }
   const onLoaded = () => {
     base = undefined
     lastWall = wallMinusMonotonic()
     timeline = player.getManifest()?.presentationTimeline
+    media?.removeEventListener('seeking', watch)
+    media = player.getMediaElement()
+    media?.addEventListener('seeking', watch)
+    position = undefined
     measured()
   }
   const timer = setInterval(watch, 100)
@@ -63,6 +87,7 @@ export function shakaClockSync(player: shaka.Player, refresher: TokenRefresher) 
     onRequest: () => watch(),
     detach() {
       clearInterval(timer)
+      media?.removeEventListener('seeking', watch)
       player.removeEventListener('loaded', onLoaded)
       refresher.removeEventListener('tokenrefreshed', measured)
     },

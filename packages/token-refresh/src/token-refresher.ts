@@ -18,6 +18,9 @@ import { assertTokenRecord } from './token-record.ts'
 import type { Clock, TimerHandle, TokenRecord, TokenRefreshOptions } from './types.ts'
 import { urlRewriter } from './url-rewriter.ts'
 
+/** Backends sign by the second: a token fetched a second later differs from the one before. */
+const ONE_SECOND_MS = 1000
+
 /**
  * The events of a {@link TokenRefresher}, for typed listeners:
  * `refresher.addEventListener('tokenrefreshed', (event) => event.detail.expires)`.
@@ -319,10 +322,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     })
     if (verdict === 'give-up') this.#report(new TokenRejectedError(this.#rejections.inARow))
     if (verdict !== 'refresh') return false
-    this.#inflight ??= this.#fetchReplacing(current).finally(() => {
-      this.#inflight = undefined
-    })
-    this.#inflight.catch(() => undefined)
+    this.#single(() => this.#fetchReplacing(current)).catch(() => undefined)
     return true
   }
 
@@ -334,7 +334,9 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   async #fetchReplacing(refused: string): Promise<TokenRecord> {
     const record = await this.#fetch()
     if (this.#currentToken() !== refused || this.#destroyed) return record
-    await new Promise((resolve) => this.#settings.timers.set(() => resolve(undefined), 1000))
+    await new Promise((resolve) =>
+      this.#settings.timers.set(() => resolve(undefined), ONE_SECOND_MS),
+    )
     return this.#destroyed ? record : this.#fetch()
   }
 
@@ -349,7 +351,12 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * ```
    */
   refresh(): Promise<TokenRecord> {
-    this.#inflight ??= this.#fetch().finally(() => {
+    return this.#single(() => this.#fetch())
+  }
+
+  /** Starts `work` unless a fetch is in flight, whose promise is then shared: one at a time. */
+  #single(work: () => Promise<TokenRecord>): Promise<TokenRecord> {
+    this.#inflight ??= work().finally(() => {
       this.#inflight = undefined
     })
     return this.#inflight

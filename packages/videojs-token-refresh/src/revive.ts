@@ -27,8 +27,7 @@ export interface ReviveOptions {
  * a new token arrives, a player that gave up (an error) is reloaded at once, and one that is
  * stuck (not paused, yet its time does not move for `checkAfterMs`; VHS can leave its segment
  * loader paused for good after excluding renditions) after that check, with the new URL at its
- * position (VOD) or at the live edge. Returns the function
- * that stops it.
+ * position (VOD) or at the live edge. Returns the function that stops it.
  *
  * @example
  * ```ts
