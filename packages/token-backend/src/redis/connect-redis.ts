@@ -7,7 +7,7 @@ export type RedisClient = RedisClientType
 
 /** How {@link connectRedis} connects and reports. */
 export interface ConnectRedisOptions {
-  /** Longest wait to connect, in ms. Default 1000. */
+  /** Longest wait to connect, the handshake included, in ms. Default 1000. */
   timeoutMs?: number
   /** Told once when the connection is lost and once when it is back. Default `console.error`. */
   log?: (message: string) => void
@@ -53,14 +53,26 @@ export async function connectRedis(
     if (down) log('redis: connection back')
     down = false
   })
+  // connectTimeout bounds the TCP connect only: a server that accepts and never answers the
+  // handshake is bounded here
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const connecting = client.connect()
+  connecting.catch(() => undefined)
   try {
-    await client.connect()
+    await Promise.race([
+      connecting,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+      }),
+    ])
   } catch (err) {
     client.destroy()
     // the message names the socket's error (host and port), never the URL and its password
     throw new StoreUnavailableError(`cannot connect to redis: ${(err as Error).message}`, {
       cause: err,
     })
+  } finally {
+    clearTimeout(timer)
   }
   connected = true
   return client

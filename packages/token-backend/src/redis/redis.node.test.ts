@@ -1,3 +1,5 @@
+import { once } from 'node:events'
+import { type AddressInfo, createServer } from 'node:net'
 import { createClient } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -174,6 +176,24 @@ describe('connectRedis', () => {
     expect(refused).toBeInstanceOf(StoreUnavailableError)
     expect((refused as Error).message).not.toContain('secret-password')
     expect(performance.now() - started).toBeLessThan(3000)
+  })
+
+  it('rejects within its timeout when a server accepts the connection and never answers', async () => {
+    // a TCP listener that says nothing: the handshake (HELLO, AUTH) would wait for ever
+    const silent = createServer(() => {}).listen(0, '127.0.0.1')
+    await once(silent, 'listening')
+    const { port } = silent.address() as AddressInfo
+    const started = performance.now()
+    const refused = await connectRedis(`redis://:secret-password@127.0.0.1:${port}`, {
+      timeoutMs: 300,
+      log: () => {},
+    }).catch((err: unknown) => err)
+    const waited = performance.now() - started
+    silent.close()
+    expect(refused).toBeInstanceOf(StoreUnavailableError)
+    expect((refused as Error).message).not.toContain('secret-password')
+    expect(waited).toBeGreaterThanOrEqual(250)
+    expect(waited).toBeLessThan(2000)
   })
 })
 

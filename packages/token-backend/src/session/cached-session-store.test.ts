@@ -100,3 +100,50 @@ describe('cachedSessionStore while its store is unavailable', () => {
     await expect(store.isRevoked(s)).rejects.toBeInstanceOf(TypeError)
   })
 })
+
+describe('cachedSessionStore under concurrent requests', () => {
+  it("asks the store once for a session's requests that arrive while its answer is on the way", async () => {
+    const { store, state } = setup()
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => store.isRevoked(session('a'))),
+    )
+    expect(answers).toEqual(Array(20).fill(false))
+    expect(state.calls).toBe(1)
+    // another session has its own question
+    await Promise.all([store.isRevoked(session('b')), store.isRevoked(session('b'))])
+    expect(state.calls).toBe(2)
+  })
+
+  it('neither keeps nor shares an answer asked for before a revocation through this instance', async () => {
+    const memory = memorySessionStore({}, () => NOW_MS)
+    // the store's first answer comes late: after the revocation was written
+    let release = () => {}
+    const late = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let first = true
+    const store = cachedSessionStore(
+      {
+        ...memory,
+        isRevoked: async (claims) => {
+          const answer = await memory.isRevoked(claims)
+          if (first) {
+            first = false
+            await late
+          }
+          return answer
+        },
+      },
+      1000,
+      () => NOW_MS,
+    )
+    const before = store.isRevoked(session('a'))
+    await store.revokeSession('a', NOW_MS / 1000 + 3600)
+    // a request after the revocation does not join the question asked before it
+    expect(await store.isRevoked(session('a'))).toBe(true)
+    release()
+    expect(await before).toBe(false)
+    // ...and that late "not revoked" was not cached over the revocation
+    expect(await store.isRevoked(session('a'))).toBe(true)
+  })
+})

