@@ -2,7 +2,7 @@
 // child process per server, its output kept for the error that names why it did not come up.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { connect } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { join } from 'node:path'
 
 /** The repository root. */
@@ -31,6 +31,23 @@ export function run(script: string, env: Record<string, string>): ChildServer {
   child.stdout?.on('data', (chunk) => (output += chunk))
   child.stderr?.on('data', (chunk) => (output += chunk))
   return { child, output: () => output }
+}
+
+/**
+ * A free loopback port (another process may take it before it is used: good enough here), for a
+ * server a spec starts itself, so that repeats of the spec running side by side do not meet.
+ *
+ * @example
+ * ```ts
+ * const port = await freePort()
+ * ```
+ */
+export async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1')
+  await once(probe, 'listening')
+  const { port } = probe.address() as { port: number }
+  await new Promise((resolve) => probe.close(resolve))
+  return port
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

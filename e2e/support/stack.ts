@@ -41,9 +41,6 @@ export const PORTS = {
   redis: 18379,
   fleet: [18801, 18802, 18803],
   balancer: 18810,
-  /** The Redis-outage spec's own redis-server (it stops and starts it) and Node instance. */
-  outageRedis: 18380,
-  outageToken: 18804,
 } as const
 
 /** The viewer rate limit of the fleet: token requests per viewer and minute, over all instances. */

@@ -8,28 +8,38 @@ import { join } from 'node:path'
 import { expect, test } from '../support/browser-witness.ts'
 import { cdnRequests } from '../support/cdn-log.ts'
 import { ffmpeg, sessionIdOf, uniqueVideo } from '../support/hls-clients.ts'
-import { type ChildServer, root, run, stop, waitFor, waitForPort } from '../support/processes.ts'
-import { nodeTokenInstance, PORTS, SESSION } from '../support/stack.ts'
+import {
+  type ChildServer,
+  freePort,
+  root,
+  run,
+  stop,
+  waitFor,
+  waitForPort,
+} from '../support/processes.ts'
+import { nodeTokenInstance, SESSION } from '../support/stack.ts'
 
-const TOKEN = `http://127.0.0.1:${PORTS.outageToken}`
+// ports of its own (repeats of the spec may run side by side)
+const ports = { redis: 0, token: 0 }
+const token = () => `http://127.0.0.1:${ports.token}`
 const LEAF_MS = SESSION.leafSeconds * 1000
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The spec's redis-server, with an append-only file: what it knew survives the restart. */
 const startRedis = async () => {
   const server = run('e2e/servers/redis.mjs', {
-    REDIS_PORT: String(PORTS.outageRedis),
-    REDIS_DIR: join(root, '.tmp', 'e2e', 'redis-outage'),
+    REDIS_PORT: String(ports.redis),
+    REDIS_DIR: join(root, '.tmp', 'e2e', `redis-outage-${ports.redis}`),
     REDIS_APPENDONLY: 'yes',
   })
-  await waitForPort(PORTS.outageRedis, server)
+  await waitForPort(ports.redis, server)
   return server
 }
 
 /** One request, timed, redirects not followed. */
 const timed = async (path: string, init: RequestInit = {}) => {
   const started = Date.now()
-  const res = await fetch(`${TOKEN}${path}`, { redirect: 'manual', ...init })
+  const res = await fetch(`${token()}${path}`, { redirect: 'manual', ...init })
   const body = await res.text()
   return {
     status: res.status,
@@ -54,17 +64,19 @@ const sessionOf = async (video: string) => {
 
 test('Redis stopped mid-playback and started again: trusted sessions play on, the rest fails closed within a bound, all recovers by itself', async () => {
   test.setTimeout(150_000)
+  ports.redis = await freePort()
+  ports.token = await freePort()
   let redis: ChildServer | undefined = await startRedis()
-  const token = run('apps/token-worker/src/node.ts', {
-    ...nodeTokenInstance(PORTS.outageToken, {
-      REDIS_URL: `redis://127.0.0.1:${PORTS.outageRedis}`,
+  const backend = run('apps/token-worker/src/node.ts', {
+    ...nodeTokenInstance(ports.token, {
+      REDIS_URL: `redis://127.0.0.1:${ports.redis}`,
       RATE_LIMIT_REQUESTS: '1000',
     }).env,
   })
   const video = uniqueVideo('redis-outage')
   let client: ReturnType<typeof ffmpeg> | undefined
   try {
-    await waitFor(`${TOKEN}/token?video=ready`, token)
+    await waitFor(`${token()}/token?video=ready`, backend)
     const playing = await sessionOf(video)
     // a session issued before the outage whose leaves this instance has never checked
     const unseen = await sessionOf(uniqueVideo('redis-outage-unseen'))
@@ -140,10 +152,10 @@ test('Redis stopped mid-playback and started again: trusted sessions play on, th
     expect(
       cdnRequests(video).filter((e) => e.status === 200 && e.at > revokedAt + LEAF_MS + 2000),
     ).toEqual([])
-    expect(token.output()).not.toMatch(/unexpected error/)
+    expect(backend.output()).not.toMatch(/unexpected error/)
   } finally {
     client?.process.kill('SIGKILL')
-    await stop(token.child)
+    await stop(backend.child)
     if (redis) await stop(redis.child)
   }
 })
