@@ -10,6 +10,7 @@ const benches = {
   http: 'token-worker/http.ts',
   workerd: 'token-worker/workerd.ts',
   sessions: 'token-worker/sessions.ts',
+  'redis-leaf': 'token-worker/node-redis-leaf.ts',
   bundle: 'token-worker/bundle.ts',
   herd: 'herd.ts',
   playback: 'playback/playback.ts',

@@ -50,7 +50,8 @@ const started = Date.now()
 const times = []
 for (const [name, args, env] of steps) {
   console.log(`\n[check] ${name}: pnpm ${args.join(' ')}`)
-  if (name === 'e2e' && !ensureSystemDeps()) process.exit(1)
+  // the unit tests start redis-server; e2e needs the rest (installed once, before either)
+  if (name === 'tests' && !ensureSystemDeps()) process.exit(1)
   const at = Date.now()
   // under `npm test` the bootstrap (run.mjs) has put the pinned pnpm first on PATH
   const status =

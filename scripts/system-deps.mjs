@@ -1,7 +1,9 @@
-// The e2e suite needs Debian packages: chromium (the browser; Playwright never downloads one
-// here), nginx-light (the token-validating CDN), and the HLS clients nobody here wrote that play
-// session URLs: ffmpeg and VLC (vlc-bin + vlc-plugin-base, without VLC's desktop recommends). `npm test` installs them when missing and it
-// can (root with apt-get, as on these machines and in CI); otherwise it says what to install.
+// The suite needs Debian packages: chromium (the browser; Playwright never downloads one here),
+// nginx-light (the token-validating CDN), redis-server (the shared state of several Node
+// instances: the unit tests of the Redis stores and the e2e fleet), and the HLS clients nobody
+// here wrote that play session URLs: ffmpeg and VLC (vlc-bin + vlc-plugin-base, without VLC's
+// desktop recommends). `npm test` installs them when missing and it can (root with apt-get, as on
+// these machines and in CI); otherwise it says what to install.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 
@@ -9,6 +11,8 @@ const NEEDED = [
   { pkg: 'chromium', paths: [process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'] },
   { pkg: 'nginx-light', paths: ['/usr/sbin/nginx', '/usr/bin/nginx'] },
   { pkg: 'ffmpeg', paths: ['/usr/bin/ffmpeg'] },
+  // the server alone (its recommends: none needed)
+  { pkg: 'redis-server', paths: ['/usr/bin/redis-server'], bare: true },
   // VLC without its recommends (the desktop, Qt, X): the headless player only
   { pkg: 'vlc-bin', paths: ['/usr/bin/cvlc'], bare: true },
   {

@@ -23,5 +23,9 @@ export default defineConfig({
   outputDir: '../../.tmp/bench/playwright',
   reporter: 'line',
   use: chromiumUse(),
-  webServer: webServers([...e2eStack().filter((service) => service.name !== 'demo'), benchPage]),
+  // the players' page of its own; no scale-out fleet (redis and its Node instances): unused here
+  webServer: webServers([
+    ...e2eStack().filter((service) => !/^(demo|redis|token-node-)/.test(service.name)),
+    benchPage,
+  ]),
 })

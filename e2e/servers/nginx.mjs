@@ -3,6 +3,8 @@
 // process; SIGTERM/SIGINT stop it by PID (SIGQUIT: graceful). Used by playwright.config.ts.
 //   NGINX_PLAIN_PORT, NGINX_IP_PORT, ORIGIN_PORT, SECRET_KEY, NGINX_PREFIX (a scratch directory),
 //   PREVIOUS_SECRET_KEY (optional: also accepted during a rotation)
+//   NGINX_BALANCER_PORT, NGINX_BALANCER_UPSTREAMS (optional: a round-robin balancer on that port
+//   in front of the comma-separated loopback ports, nginx/balancer.conf.template)
 // SIGHUP re-renders the configuration from NGINX_PREFIX/rotation.json ({ secret, previous }) when
 // that file exists, then reloads nginx: the rotation e2e test rotates without a restart.
 import { spawn } from 'node:child_process'
@@ -19,6 +21,12 @@ const values = {
   ORIGIN_PORT: env.ORIGIN_PORT ?? '18090',
   SECRET: env.SECRET_KEY ?? '',
   PREVIOUS_SECRET: env.PREVIOUS_SECRET_KEY ?? '',
+  BALANCER_PORT: env.NGINX_BALANCER_PORT ?? '',
+  BALANCER_SERVERS: (env.NGINX_BALANCER_UPSTREAMS ?? '')
+    .split(',')
+    .filter((port) => /^\d+$/.test(port))
+    .map((port) => `  server 127.0.0.1:${port};`)
+    .join('\n'),
 }
 // the secret is set, and both are text nginx takes inside double quotes as is
 const validSecrets = (secret, previous) =>
@@ -37,6 +45,8 @@ const render = (name) =>
 const writeConfig = () => {
   writeFileSync(join(prefix, 'conf', 'nginx.conf'), render('nginx.conf'))
   writeFileSync(join(prefix, 'conf', 'token.conf'), render('token.conf'))
+  const balancer = /^\d+$/.test(values.BALANCER_PORT) && values.BALANCER_SERVERS !== ''
+  writeFileSync(join(prefix, 'conf', 'balancer.conf'), balancer ? render('balancer.conf') : '')
 }
 rmSync(prefix, { recursive: true, force: true })
 mkdirSync(join(prefix, 'conf'), { recursive: true })

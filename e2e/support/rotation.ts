@@ -1,43 +1,9 @@
 // Servers of the secret-rotation spec: a private nginx (the suite's template) whose secrets can be
 // changed with a reload, and the token worker's Node entry, restarted with each new secret.
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { root, run, stop, waitFor } from './processes.ts'
 import { CLIENT_ID, PORTS } from './stack.ts'
-
-const root = join(import.meta.dirname, '..', '..')
-
-const waitFor = async (url: string, child: ChildProcess, output: () => string) => {
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: exited\n${output()}`)
-    const ok = await fetch(url).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (ok) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`${url} did not come up\n${output()}`)
-}
-
-const run = (script: string, env: Record<string, string>) => {
-  const child = spawn(process.execPath, [join(root, script)], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout?.on('data', (chunk) => (output += chunk))
-  child.stderr?.on('data', (chunk) => (output += chunk))
-  return { child, output: () => output }
-}
-
-const stop = async (child: ChildProcess) => {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = once(child, 'exit')
-  child.kill('SIGTERM')
-  await exited
-}
 
 /** A private nginx on two ports: `rotate()` changes its secrets with a reload (no restart). */
 export async function rotatingCdn(slot: number, secret: string) {
@@ -51,7 +17,7 @@ export async function rotatingCdn(slot: number, secret: string) {
     NGINX_IP_PORT: String(ip),
     NGINX_PREFIX: prefix,
   })
-  await waitFor(`http://127.0.0.1:${plain}/healthz`, server.child, server.output)
+  await waitFor(`http://127.0.0.1:${plain}/healthz`, server)
   return {
     plain,
     ip,
@@ -84,7 +50,7 @@ export async function rotatingTokenWorker(
       AUTH_MODE: 'none',
       PORT: String(port),
     })
-    await waitFor(`http://127.0.0.1:${port}/token?video=ready`, server.child, server.output)
+    await waitFor(`http://127.0.0.1:${port}/token?video=ready`, server)
     return server
   }
   let server = await start(secret)

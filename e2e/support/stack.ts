@@ -37,7 +37,14 @@ export const PORTS = {
   /** Token worker signing URLs on the emulator's hosts. */
   tokenEmulator: 18789,
   demo: 15173,
+  /** The scale-out spec: the stack's redis-server, three Node instances on it, their balancer. */
+  redis: 18379,
+  fleet: [18801, 18802, 18803],
+  balancer: 18810,
 } as const
+
+/** The viewer rate limit of the fleet: token requests per viewer and minute, over all instances. */
+export const FLEET_RATE_LIMIT = 9
 
 export type Cdn = 'nginx' | 'emulator'
 
@@ -49,43 +56,81 @@ export function tokenUrl(cdn: Cdn = 'nginx') {
   return `http://127.0.0.1:${cdn === 'nginx' ? PORTS.tokenNginx : PORTS.tokenEmulator}/token`
 }
 
-/** A token worker on `port` signing URLs for the CDN hosts on `plain` and `ip`. */
+/** The variables of a token backend signing URLs for the CDN hosts on `plain` and `ip`. */
+const signingVars = (plain: number, ip: number): Record<string, string> => ({
+  SECRET_KEY: SECRET,
+  CLIENT_ID,
+  CDN_DOMAIN: `127.0.0.1:${plain}`,
+  CDN_DOMAIN_IP: `127.0.0.1:${ip}`,
+  CDN_SCHEME: 'http',
+  ALLOWED_ORIGINS: '*',
+  AUTH_MODE: 'none',
+  // a test may speak for a viewer elsewhere (the session specs' networks); browsers and
+  // players send no X-Forwarded-For, so for them it is wrangler's cf-connecting-ip
+  IP_HEADERS: 'x-forwarded-for,cf-connecting-ip',
+  SESSION_SECRET: SESSION.secret,
+  SESSION_ADMIN_TOKEN: SESSION.adminToken,
+  SESSION_LEAF_LIFETIME: String(SESSION.leafSeconds),
+})
+
+/** A token worker (wrangler dev) on `port` signing URLs for the CDN hosts on `plain` and `ip`. */
 const signingFor = (port: number, plain: number, ip: number): Service => {
   mkdirSync(scratch, { recursive: true })
   const vars = join(scratch, `token-worker-${port}.vars`)
-  writeFileSync(
-    vars,
-    [
-      `SECRET_KEY=${SECRET}`,
-      `CLIENT_ID=${CLIENT_ID}`,
-      `CDN_DOMAIN=127.0.0.1:${plain}`,
-      `CDN_DOMAIN_IP=127.0.0.1:${ip}`,
-      'CDN_SCHEME=http',
-      'ALLOWED_ORIGINS=*',
-      'AUTH_MODE=none',
-      // a test may speak for a viewer elsewhere (the session specs' networks); browsers and
-      // players send no X-Forwarded-For, so for them it is wrangler's cf-connecting-ip
-      'IP_HEADERS=x-forwarded-for,cf-connecting-ip',
-      `SESSION_SECRET=${SESSION.secret}`,
-      `SESSION_ADMIN_TOKEN=${SESSION.adminToken}`,
-      `SESSION_LEAF_LIFETIME=${SESSION.leafSeconds}`,
-      '',
-    ].join('\n'),
-  )
+  const lines = Object.entries(signingVars(plain, ip)).map(([key, value]) => `${key}=${value}`)
+  writeFileSync(vars, [...lines, ''].join('\n'))
   return { ...tokenWorker({ port, envFile: vars }), name: `token-worker-${port}` }
 }
 
 /**
- * The e2e stack: the CDN emulator (with the origin nginx proxies to), nginx, a token worker per
- * CDN, and the demo as a production build.
+ * The token backend's Node entry on `port`, signing for the stack's nginx, with `env` added
+ * (REDIS_URL, the rate limit): an instance of a fleet, as an operator runs it.
+ *
+ * @example
+ * ```ts
+ * nodeTokenInstance(18801, { REDIS_URL: 'redis://127.0.0.1:18379' })
+ * ```
+ */
+export function nodeTokenInstance(port: number, env: Record<string, string> = {}): Service {
+  return {
+    name: `token-node-${port}`,
+    cwd: 'apps/token-worker',
+    command: [process.execPath, 'src/node.ts'],
+    env: {
+      ...signingVars(PORTS.nginxPlain, PORTS.nginxIp),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ...env,
+    },
+    readyUrl: `http://127.0.0.1:${port}/token?video=ready`,
+  }
+}
+
+/** The stack's redis-server (servers/redis.mjs): ready when its port accepts connections. */
+const redisServer = {
+  name: 'redis',
+  cwd: 'e2e',
+  command: [process.execPath, 'servers/redis.mjs'],
+  env: { REDIS_PORT: String(PORTS.redis), REDIS_DIR: join(scratch, 'redis') },
+  readyPort: PORTS.redis,
+}
+
+/** A process of the e2e run: a service of the stack, or one that speaks no HTTP (redis). */
+type E2eService = Service | (Omit<Service, 'readyUrl'> & { readyPort: number })
+
+/**
+ * The e2e stack: redis-server, the CDN emulator (with the origin nginx proxies to), nginx (with a
+ * balancer), a token worker per CDN, the demo as a production build, and three Node instances of
+ * the token backend on the one Redis.
  *
  * @example
  * ```ts
  * e2eStack().map((service) => service.name)
  * ```
  */
-export function e2eStack(): Service[] {
+export function e2eStack(): E2eService[] {
   return [
+    redisServer,
     cdnEmulator({
       readyUrl: `http://127.0.0.1:${PORTS.origin}/vod/healthcheck/master.m3u8`,
       env: {
@@ -106,11 +151,21 @@ export function e2eStack(): Service[] {
         NGINX_PLAIN_PORT: String(PORTS.nginxPlain),
         NGINX_IP_PORT: String(PORTS.nginxIp),
         NGINX_PREFIX: join(scratch, 'nginx'),
+        NGINX_BALANCER_PORT: String(PORTS.balancer),
+        NGINX_BALANCER_UPSTREAMS: PORTS.fleet.join(','),
       },
     },
     signingFor(PORTS.tokenNginx, PORTS.nginxPlain, PORTS.nginxIp),
     signingFor(PORTS.tokenEmulator, PORTS.emulatorPlain, PORTS.emulatorIp),
     demo({ port: PORTS.demo, build: true }),
+    // three instances on one Redis, behind nginx's balancer: the scale-out spec
+    ...PORTS.fleet.map((port) =>
+      nodeTokenInstance(port, {
+        REDIS_URL: `redis://127.0.0.1:${PORTS.redis}`,
+        RATE_LIMIT_REQUESTS: String(FLEET_RATE_LIMIT),
+        RATE_LIMIT_PERIOD: '60',
+      }),
+    ),
   ]
 }
 
@@ -122,11 +177,11 @@ export function e2eStack(): Service[] {
  * defineConfig({ webServer: webServers() })
  * ```
  */
-export function webServers(services: Service[] = e2eStack()) {
+export function webServers(services: E2eService[] = e2eStack()) {
   return services.map((service) => ({
     command: shellLine(service.command),
     cwd: join(ROOT, service.cwd),
-    url: service.readyUrl,
+    ...('readyPort' in service ? { port: service.readyPort } : { url: service.readyUrl }),
     env: service.env,
     reuseExistingServer: false,
     timeout: 120_000,

@@ -65,7 +65,7 @@ describe('shakaClockSync', () => {
     refresher.destroy()
   })
 
-  it("puts back the playhead Shaka moved to the jumped live edge before the jump was seen", async () => {
+  it('puts back the playhead Shaka moved to the jumped live edge before the jump was seen', async () => {
     const time = fakeTime()
     const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
     const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))

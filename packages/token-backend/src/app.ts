@@ -16,10 +16,13 @@ import {
 } from './config.ts'
 import { fail, handleError, handleNotFound } from './errors.ts'
 import { mountPrefix } from './mount.ts'
+import type { RateLimitConfig, ViewerLimit } from './rate-limit.ts'
 import { answerHeaders, requestIdOf, signedAnswer } from './response-headers.ts'
 import type { PlaylistCache } from './session/playlist-cache.ts'
+import type { REVOCATION_CACHE_MS } from './session/session-routes.ts'
 import { sessionRoutes } from './session/session-routes.ts'
-import type { SessionStore } from './session/session-store.ts'
+import type { SessionStore, STORE_OUTAGE_TRUST_MS } from './session/session-store.ts'
+import type { StoreUnavailableError } from './store-unavailable.ts'
 import type { TokenAppEnv, TokenAppEnvOf } from './types.ts'
 import { admitViewer, validateViewerQuery, viewerLimits } from './viewer-request.ts'
 
@@ -55,9 +58,33 @@ export interface TokenAppOptions<E extends Env = BlankEnv> {
   audit?: AuditSink
   /**
    * Session state (revocations, networks): default the `SESSION_REGISTRY` Durable Object when
-   * bound, else process memory (the Node entry; on Workers it would be per isolate).
+   * bound (behind a {@link REVOCATION_CACHE_MS} cache), else process memory (the Node entry; on
+   * Workers it would be per isolate). A store given here is used as it is: wrap a remote one in
+   * `cachedSessionStore(store, REVOCATION_CACHE_MS)`, which keeps most leaf requests off it and
+   * keeps sessions already playing through a short outage ({@link STORE_OUTAGE_TRUST_MS}). A
+   * store that throws {@link StoreUnavailableError} makes the request a 503 with `Retry-After`.
    */
   sessions?: SessionStore
+  /**
+   * The per-viewer rate limit (`RATE_LIMIT_REQUESTS` per `RATE_LIMIT_PERIOD`), made once per
+   * configuration: default a counter in this process (or isolate). Give one shared by every
+   * instance of the backend, or a viewer's limit is multiplied by their number. The
+   * `TOKEN_RATE_LIMITER` binding, when bound (Workers), is used instead. A limit that throws
+   * {@link StoreUnavailableError} makes the request a 503 with `Retry-After` (fail closed).
+   *
+   * @example
+   * ```ts
+   * import { connectRedis, redisLimit, redisSessionStore } from '@proj/token-backend/redis'
+   *
+   * const client = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+   * const app = createTokenApp({
+   *   config,
+   *   sessions: cachedSessionStore(redisSessionStore(client), REVOCATION_CACHE_MS),
+   *   rateLimit: (limit) => redisLimit(client, limit),
+   * })
+   * ```
+   */
+  rateLimit?: (limit: RateLimitConfig) => ViewerLimit
   /** Upstream playlists of sessions: default the Workers Cache API, else bounded memory. */
   playlists?: PlaylistCache
   /** How the worker fetches playlists from the CDN (default `fetch`). */
@@ -143,6 +170,7 @@ function tokenRoutes({
   // a function of its own: console.log can be replaced (tests spy on it) after the app is made
   audit = (line) => console.log(line),
   sessions,
+  rateLimit,
   playlists,
   fetcher,
 }: AnyTokenAppOptions) {
@@ -151,7 +179,7 @@ function tokenRoutes({
   // validated here, once: a bad object fails the start (Node) or the isolate (Workers)
   const fixed = given === undefined ? undefined : tokenConfig(given, reading)
   // In-memory limits live as long as the app (the Node process, or one Workers isolate).
-  const limitFor = viewerLimits(now)
+  const limitFor = viewerLimits(now, rateLimit)
   const app = new Hono<TokenAppEnv>()
   app.onError(handleError)
   app.notFound(handleNotFound)

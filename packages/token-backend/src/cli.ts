@@ -19,7 +19,8 @@ export const USAGE = `Usage: ${NAME} [--config <file.json>] [--env-file <file>] 
 
 Serves the token backend (GET /token, GET /session, /s/…) on Node. Its settings are the
 variables of docs/configuration.md: CLIENT_ID, SECRET_KEY, CDN_DOMAIN, CDN_DOMAIN_IP,
-AUTH_MODE, JWT_*, ALLOWED_ORIGINS, SESSION_*, …, read from the environment and from files:
+AUTH_MODE, JWT_*, ALLOWED_ORIGINS, SESSION_*, REDIS_URL, …, read from the environment and
+from files:
 
   --config <file>    a JSON object of those variables: {"SECRET_KEY": "…", "CDN_DOMAIN": "…"}
                      (numbers and booleans are taken as text, lists may be arrays)
@@ -28,6 +29,10 @@ AUTH_MODE, JWT_*, ALLOWED_ORIGINS, SESSION_*, …, read from the environment and
   --host <address>   default HOST, else 127.0.0.1 (0.0.0.0: every interface)
   -h, --help         this text
 
+Several instances behind one balancer share their sessions through Redis: set REDIS_URL
+(redis://[user:password@]host:6379/0, or rediss:// for TLS) on every one. Without it each
+process keeps its own; INSTANCES=<n> (n > 1) makes the command warn about that at start.
+
 A file's variables override the environment's (--config over --env-file), and --port/--host
 override everything. A name no setting has is refused: a misspelt AUTH_MODE must not leave
 the tokens open to everyone.
@@ -35,7 +40,8 @@ the tokens open to everyone.
 Standard output: one JSON audit line per issued token or session. Standard error: the rest.
 SIGTERM or SIGINT: stop accepting connections, let open requests finish (at most 10 s),
 write the last audit lines, exit 0. Exit 2: bad arguments or settings (named, never their
-value), before anything listens; exit 1: could not listen, or requests cut at the deadline.`
+value), before anything listens; exit 1: could not listen, Redis (REDIS_URL) unreachable at
+start, or requests cut at the deadline.`
 
 /** Bad arguments or settings: exit 2, the message printed (never a value). */
 export class UsageError extends Error {
@@ -127,11 +133,17 @@ const BACKEND_VARIABLES: Record<ConfigVariable, true> = {
   SESSION_LEAF_LIFETIME: true,
   SESSION_ADMIN_TOKEN: true,
   SESSION_BASE_URL: true,
+  REDIS_URL: true,
 }
 
-/** The command's own two, beside the backend's. */
-type Setting = ConfigVariable | 'PORT' | 'HOST'
-const SETTINGS: ReadonlySet<string> = new Set([...Object.keys(BACKEND_VARIABLES), 'PORT', 'HOST'])
+/** The command's own three, beside the backend's. */
+type Setting = ConfigVariable | 'PORT' | 'HOST' | 'INSTANCES'
+const SETTINGS: ReadonlySet<string> = new Set([
+  ...Object.keys(BACKEND_VARIABLES),
+  'PORT',
+  'HOST',
+  'INSTANCES',
+])
 const isSetting = (name: string): name is Setting => SETTINGS.has(name)
 
 /** What the server runs with, and where each variable came from (for error messages). */
@@ -139,6 +151,8 @@ export interface CliSettings {
   variables: TokenWorkerEnv
   port: number
   hostname: string
+  /** `INSTANCES`: how many serve together (only for the warning about unshared state). */
+  instances: number
   /** Variable → `--config tokens.json` or `--env-file .env`; absent: the environment. */
   sources: ReadonlyMap<string, string>
 }
@@ -181,7 +195,7 @@ export function settingsOf(
     const label = `--config ${request.config}`
     overlay(label, jsonVariables(label, readText(label, request.config)))
   }
-  const { PORT, HOST, ...variables } = merged
+  const { PORT, HOST, INSTANCES, ...variables } = merged
   const portText = request.port ?? PORT ?? '8787'
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65_535)
     throw new UsageError(
@@ -190,7 +204,12 @@ export function settingsOf(
   const hostname = request.host ?? HOST ?? '127.0.0.1'
   if (hostname === '')
     throw new UsageError(`${request.host !== undefined ? '--host' : 'HOST'} must not be empty`)
-  return { variables, port: Number(portText), hostname, sources }
+  const instancesText = INSTANCES === undefined || INSTANCES === '' ? '1' : INSTANCES
+  if (!/^[1-9]\d{0,3}$/.test(instancesText))
+    throw new UsageError(
+      `${labelled('INSTANCES', sources)} must be a whole number of instances, 1 or more`,
+    )
+  return { variables, port: Number(portText), hostname, instances: Number(instancesText), sources }
 }
 
 /** A variable's name, with the file it was set in when it was not the environment. */
@@ -286,6 +305,7 @@ export async function runTokenBackendCli(
         env: settings.variables,
         port: settings.port,
         hostname: settings.hostname,
+        instances: settings.instances,
         audit: batchedLines(process.stdout),
         onStopped: stopped,
         log: (message) => console.error(`${NAME}: ${message}`),

@@ -34,6 +34,7 @@ type WorkerVariable =
   | 'SESSION_LEAF_LIFETIME'
   | 'SESSION_ADMIN_TOKEN'
   | 'SESSION_BASE_URL'
+  | 'REDIS_URL'
 
 /** Every variable the worker reads. */
 export type ConfigVariable = SigningVariable | WorkerVariable
@@ -109,6 +110,18 @@ export interface TokenWorkerConfig<Auth extends AuthConfig | undefined = AuthCon
   rateLimit: { requests: number | undefined; periodSeconds: 10 | 60 }
   /** `undefined`: sessions are off (`SESSION_SECRET` unset). */
   session: SessionConfig | undefined
+  /**
+   * Shared state for several Node instances (`REDIS_URL`): `serveTokenApp` keeps sessions and
+   * rate limits there. `undefined`: each process keeps its own, in memory. A Worker ignores it
+   * (its sessions live in a Durable Object).
+   */
+  redis: RedisConfig | undefined
+}
+
+/** Where the Redis of {@link TokenWorkerConfig.redis} is. */
+export interface RedisConfig {
+  /** `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS. May hold a password. */
+  url: string
 }
 
 export { ConfigError }
@@ -146,6 +159,15 @@ const isOrigin = (text: string) => {
 const isHttpUrl = (text: string) => {
   try {
     return /^https?:$/.test(new URL(text).protocol)
+  } catch {
+    return false
+  }
+}
+
+const isRedisUrl = (text: string) => {
+  try {
+    const url = new URL(text)
+    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== ''
   } catch {
     return false
   }
@@ -271,6 +293,10 @@ const rules = {
     ),
     'must be an http(s) URL such as https://tokens.example.com',
   ],
+  REDIS_URL: [
+    v.optional(v.pipe(v.string(), v.check(isRedisUrl))),
+    'must be a redis:// or rediss:// URL such as redis://redis.internal:6379/0',
+  ],
 } satisfies Record<WorkerVariable, [v.GenericSchema, string]>
 
 type Parsed = { [K in WorkerVariable]: v.InferOutput<(typeof rules)[K][0]> }
@@ -336,6 +362,11 @@ const readAuth = (env: TokenWorkerEnv, customAuthorizer: boolean): AuthConfig | 
     ...(audience !== undefined && { audience }),
     requireExp: read(env, 'JWT_REQUIRE_EXP') === 'true',
   }
+}
+
+const readRedis = (env: TokenWorkerEnv): RedisConfig | undefined => {
+  const url = read(env, 'REDIS_URL')
+  return url === undefined ? undefined : { url }
 }
 
 const readSession = (env: TokenWorkerEnv, cdnSecret: string): SessionConfig | undefined => {
@@ -417,6 +448,7 @@ export function configFromEnv(
       periodSeconds: read(env, 'RATE_LIMIT_PERIOD') ?? 60,
     },
     session: readSession(env, signing.secretKey),
+    redis: readRedis(env),
   }
 }
 
@@ -472,6 +504,8 @@ export interface TokenConfigInput {
   rateLimit?: { requests?: number | undefined; periodSeconds?: 10 | 60 | undefined } | undefined
   /** `undefined`: sessions are off. */
   session?: (Partial<SessionConfig> & { secret: string }) | undefined
+  /** `undefined`: no shared state, each Node process keeps its own (`REDIS_URL`). */
+  redis?: RedisConfig | undefined
 }
 
 /**
@@ -510,6 +544,7 @@ const FIELDS: Record<ConfigVariable, string> = {
   SESSION_LEAF_LIFETIME: 'session.leafLifetimeSeconds',
   SESSION_ADMIN_TOKEN: 'session.adminToken',
   SESSION_BASE_URL: 'session.baseUrl',
+  REDIS_URL: 'redis.url',
 }
 const VARIABLE_NAMES = new RegExp(`\\b(${Object.keys(FIELDS).join('|')})\\b`, 'g')
 
@@ -518,7 +553,14 @@ const text = (value: string | number | boolean | readonly string[] | undefined) 
   value === undefined ? undefined : Array.isArray(value) ? value.join(',') || ',' : String(value)
 
 /** The object as the variables that mean the same: one set of rules for both ways in. */
-function variablesOf({ signing, auth, session, rateLimit, ...rest }: CustomAuthorizerConfigInput) {
+function variablesOf({
+  signing,
+  auth,
+  session,
+  rateLimit,
+  redis,
+  ...rest
+}: CustomAuthorizerConfigInput) {
   // missing `auth` (allowed by the type with an authorizer, or plain JavaScript): AUTH_MODE unset
   const jwt = auth?.mode === 'jwt' ? auth : undefined
   const algs = jwt?.jwks?.algs
@@ -549,6 +591,7 @@ function variablesOf({ signing, auth, session, rateLimit, ...rest }: CustomAutho
     SESSION_LEAF_LIFETIME: text(session?.leafLifetimeSeconds),
     SESSION_ADMIN_TOKEN: text(session?.adminToken),
     SESSION_BASE_URL: text(session?.baseUrl),
+    REDIS_URL: text(redis?.url),
   }
   return { env, algs }
 }

@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ConfigError } from './config.ts'
 import { answerHeaders } from './response-headers.ts'
+import { StoreUnavailableError } from './store-unavailable.ts'
 import type { TokenAppEnv } from './types.ts'
 
 /** Every error the worker sends has this one shape. */
@@ -27,8 +28,11 @@ const render = (c: Context<TokenAppEnv>, status: ContentfulStatusCode, error: st
 
 /**
  * The app's single `onError`: HTTP errors keep their status and message (and a JWT challenge
- * its `WWW-Authenticate`, a 503 its `Retry-After`); configuration errors are 500s naming the variable; anything else
- * is a 500 whose detail goes to the log only.
+ * its `WWW-Authenticate`, a 503 its `Retry-After`); configuration errors are 500s naming the variable;
+ * a {@link StoreUnavailableError} (the session store or the rate limit did not answer) is a 503 with
+ * its `Retry-After`, failing closed, its detail not sent (it names hosts and ports) nor logged per
+ * request (`connectRedis` reports an outage once); anything else is a 500 whose detail goes to the
+ * log only.
  *
  * @example
  * ```ts
@@ -42,6 +46,10 @@ export function handleError(err: Error, c: Context<TokenAppEnv>): Response {
       if (value) c.header(name, value)
     }
     return render(c, err.status as ContentfulStatusCode, err.message || 'request failed')
+  }
+  if (err instanceof StoreUnavailableError) {
+    c.header('Retry-After', String(err.retryAfter))
+    return render(c, 503, `shared state unavailable: retry after ${err.retryAfter} s`)
   }
   if (err instanceof ConfigError) {
     console.error(err.message)

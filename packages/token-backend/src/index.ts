@@ -22,6 +22,7 @@ export {
   type CustomAuthorizerConfigInput,
   configFromEnv,
   loadConfig,
+  type RedisConfig,
   SESSION_DEFAULTS,
   type SessionBinding,
   type SessionConfig,
@@ -30,7 +31,7 @@ export {
   type TokenWorkerEnv,
   tokenConfig,
 } from './config.ts'
-export type { RateLimiter } from './rate-limit.ts'
+export type { RateLimitConfig, RateLimiter, ViewerLimit } from './rate-limit.ts'
 export {
   durableSessionStore,
   type SessionRegistryNamespace,
@@ -40,14 +41,16 @@ export { cacheApiPlaylists, memoryPlaylists, type PlaylistCache } from './sessio
 export { rewritePlaylist, type UriMapper } from './session/playlist-rewriter.ts'
 export type { IssuedSession, RefusedSession } from './session/session-audit.ts'
 export { type PlaylistOrigin, sessionPlaylist } from './session/session-playlist.ts'
-export type { SessionRecord } from './session/session-routes.ts'
+export { REVOCATION_CACHE_MS, type SessionRecord } from './session/session-routes.ts'
 export {
   cachedSessionStore,
   memorySessionStore,
   type SessionStore,
+  STORE_OUTAGE_TRUST_MS,
   type StoredSession,
 } from './session/session-store.ts'
 export type { SessionClaims } from './session/session-token.ts'
+export { StoreUnavailableError } from './store-unavailable.ts'
 export type {
   TokenAppBindings,
   TokenAppEnv,

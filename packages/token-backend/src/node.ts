@@ -3,8 +3,9 @@
  * batched stdout audit lines, served by `@hono/node-server`. A separate entry, so a Worker's
  * bundle never sees `node:` modules.
  */
+import cluster from 'node:cluster'
 import type { Server } from 'node:http'
-import { type ServerType, serve } from '@hono/node-server'
+import { createAdaptorServer, type ServerType } from '@hono/node-server'
 import { nodeMd5Digest } from '@proj/signing/node'
 import type { Env } from 'hono'
 import type { BlankEnv } from 'hono/types'
@@ -16,11 +17,15 @@ import {
 } from './app.ts'
 import { type AuditSink, batchedLines } from './audit-log.ts'
 import {
+  ConfigError,
   type CustomAuthorizerConfigInput,
   configFromEnv,
+  type TokenWorkerConfig,
   type TokenWorkerEnv,
   tokenConfig,
 } from './config.ts'
+import { REVOCATION_CACHE_MS } from './session/session-lane.ts'
+import { cachedSessionStore } from './session/session-store.ts'
 
 export { batchedLines } from './audit-log.ts'
 
@@ -74,6 +79,9 @@ export function createNodeTokenApp<E extends Env = BlankEnv>(
 /** How long open requests may run after SIGTERM/SIGINT before their connections are cut. */
 export const SHUTDOWN_GRACE_MS = 10_000
 
+/** Longest wait for Redis (`REDIS_URL`) at start, handshake included, before giving up. */
+export const REDIS_START_TIMEOUT_MS = 3_000
+
 /** What {@link serveTokenApp} takes: the app's options, where it listens, where its config is. */
 export interface ServeTokenAppOptions extends Omit<TokenAppOptions, 'config'> {
   /**
@@ -94,18 +102,34 @@ export interface ServeTokenAppOptions extends Omit<TokenAppOptions, 'config'> {
    */
   signals?: boolean
   /**
-   * With `signals`: called once, after a graceful stop (0), a stop that had to cut requests (1)
-   * or a failure to listen (1). Default: exit the process with that code.
+   * With `signals`: called once, after a graceful stop (0), a stop that had to cut requests (1),
+   * a failure to listen (1) or to reach Redis at start (`REDIS_URL`, 1). Default: exit the
+   * process with that code. Without `signals`, those failures are the server's `error` event.
    */
   onStopped?: (code: number) => void
-  /** With `signals`: where the stop's messages go (default standard error, `token-backend: …`). */
+  /**
+   * Where the stop's messages, the Redis connection's and the start's warnings go (default
+   * standard error, `token-backend: …`).
+   */
   log?: (message: string) => void
+  /**
+   * How many instances serve together behind one balancer; only for the warning logged at start
+   * when they would not share state (no `REDIS_URL`). Default `INSTANCES`, else 1; a Node
+   * cluster worker or a PM2 cluster instance (`NODE_APP_INSTANCE`) counts as several.
+   */
+  instances?: number
 }
 
 /**
  * Serves the token app on Node. The configuration is validated before anything listens: a bad
  * one throws a {@link ConfigError} naming the variable (or field), never its value. SIGTERM and
  * SIGINT stop it gracefully and exit 0 (see {@link ServeTokenAppOptions.signals}).
+ *
+ * With `REDIS_URL` (`config.redis.url`), several instances share their sessions and rate limits:
+ * it connects first (within {@link REDIS_START_TIMEOUT_MS}; else `onStopped(1)`, or the server's
+ * `error` event without `signals`, the message free of the URL), listens after, and closes the
+ * connection when the server closes. Without it, and counted as one of several instances
+ * ({@link ServeTokenAppOptions.instances}), it logs once that this state is per process.
  *
  * @example
  * ```ts
@@ -121,6 +145,7 @@ export function serveTokenApp(
     signals = true,
     onStopped = exitWith,
     log = toStderr,
+    instances,
     ...options
   }: ServeTokenAppOptions = {},
   onListening?: (info: { port: number; url: string }) => void,
@@ -128,23 +153,152 @@ export function serveTokenApp(
   // validated before anything is set up (exit handlers, the socket)
   const reading = { customAuthorizer: options.authorize !== undefined }
   const valid = config === undefined ? configFromEnv(env, reading) : tokenConfig(config, reading)
+  const several = scaledOut(instances ?? instancesFrom(process.env))
   const audit = options.audit ?? stdoutAudit()
-  // valid: auth may only be missing with an authorizer, which createTokenApp reads the same way
-  const app = createNodeTokenApp({ ...options, audit, config: valid } as CustomAuthorizerAppOptions)
   const host = hostname ?? process.env.HOST ?? '127.0.0.1'
   const listening = port ?? Number(process.env.PORT ?? 8787)
-  const server = serve({ fetch: app.fetch, port: listening, hostname: host }, (info) =>
-    onListening?.({ port: info.port, url: `http://${host}:${info.port}/` }),
-  )
+  // valid: auth may only be missing with an authorizer, which createTokenApp reads the same way
+  const appOf = (more: Partial<TokenAppOptions>) =>
+    createNodeTokenApp({ ...options, ...more, audit, config: valid } as CustomAuthorizerAppOptions)
+  let fetchWith: TokenApp['fetch'] | undefined
   // Without a key/cert it is an http.Server (the type also admits HTTP/2 servers).
-  if (signals)
-    stopOnSignals(server as Server, {
-      flush: () => (audit as { flush?: () => void }).flush?.(),
-      onStopped,
-      log,
-      where: `${host}:${listening}`,
+  const server = createAdaptorServer({
+    fetch: (...request: Parameters<TokenApp['fetch']>) => (fetchWith ?? notReady)(...request),
+    hostname: host,
+  }) as Server
+  let closed = false
+  server.once('close', () => {
+    closed = true
+  })
+  const listen = () => {
+    if (closed) return
+    server.listen(listening, host, () => {
+      const { port: bound } = server.address() as { port: number }
+      onListening?.({ port: bound, url: `http://${host}:${bound}/` })
     })
+  }
+  const stopper = signals
+    ? stopOnSignals(server, {
+        flush: () => (audit as { flush?: () => void }).flush?.(),
+        onStopped,
+        log,
+        where: `${host}:${listening}`,
+      })
+    : undefined
+  const { redis } = valid
+  if (redis === undefined) {
+    if (several && holdsState(valid))
+      log(
+        'several instances without REDIS_URL: session revocations, the networks counted per session and rate limits are per process, so each instance enforces its own; set REDIS_URL to share them',
+      )
+    fetchWith = appOf({}).fetch
+    listen()
+    return server
+  }
+  // Redis first: an instance that cannot share its state must not serve with a private one
+  connectShared(redis.url, log).then(
+    ({ client, stores }) => {
+      if (closed) {
+        void client.close()
+        return
+      }
+      server.once('close', () => void client.close().catch(() => undefined))
+      // the app's own recipe for a remote store: most leaf requests answered from this
+      // process for REVOCATION_CACHE_MS, sessions already playing kept through a short outage
+      const shared = cachedSessionStore(
+        stores.redisSessionStore(client),
+        REVOCATION_CACHE_MS,
+        options.now,
+      )
+      fetchWith = appOf({
+        sessions: options.sessions ?? shared,
+        rateLimit: options.rateLimit ?? ((limit) => stores.redisLimit(client, limit)),
+      }).fetch
+      listen()
+    },
+    (error: Error) => {
+      if (closed) return
+      closed = true
+      if (stopper) {
+        log(error.message)
+        // 1, not the 2 of a bad configuration: Redis may be back on the next restart
+        stopper.fail(1)
+      } else server.emit('error', error)
+    },
+  )
   return server
+}
+
+/** Answers a request that somehow arrives before the app exists (nothing listens before). */
+function notReady(): Response {
+  return Response.json({ error: 'starting' }, { status: 503, headers: { 'retry-after': '1' } })
+}
+
+/** `INSTANCES`, validated: a whole number, 1 or more; unset is 1. */
+function instancesFrom(env: Readonly<Record<string, string | undefined>>): number {
+  const text = env.INSTANCES
+  if (text === undefined || text === '') return 1
+  if (!/^[1-9]\d{0,3}$/.test(text))
+    throw new ConfigError('INSTANCES', 'must be a whole number of instances, 1 or more')
+  return Number(text)
+}
+
+/** Whether this process is one of several: counted, or a Node cluster / PM2 cluster worker. */
+function scaledOut(instances: number): boolean {
+  return instances > 1 || cluster.isWorker || process.env.NODE_APP_INSTANCE !== undefined
+}
+
+/** Whether the app keeps anything per process that several instances would need to share. */
+function holdsState({ session, rateLimit }: TokenWorkerConfig): boolean {
+  return session !== undefined || rateLimit.requests !== undefined
+}
+
+/**
+ * The Redis entry loaded only when `REDIS_URL` is set (the `redis` package is an optional peer),
+ * connected within {@link REDIS_START_TIMEOUT_MS}. Rejects with a message that names neither
+ * the URL nor its password.
+ */
+async function connectShared(url: string, log: (message: string) => void) {
+  const stores = await import('./redis/index.ts').catch((error: Error) => {
+    throw /Cannot find (?:package|module) 'redis'/.test(error.message)
+      ? new Error('REDIS_URL is set but the redis package is not installed: npm install redis')
+      : error
+  })
+  const connecting = stores.connectRedis(url, { log })
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // a connection that comes after all is not kept
+      connecting.then(
+        (late) => late.destroy(),
+        () => undefined,
+      )
+      reject(
+        new Error(`cannot connect to redis within ${REDIS_START_TIMEOUT_MS / 1000} s (REDIS_URL)`),
+      )
+    }, REDIS_START_TIMEOUT_MS)
+  })
+  try {
+    const client = await Promise.race([connecting, deadline])
+    return { client, stores }
+  } catch (error) {
+    throw new Error(withoutSecret((error as Error).message, url))
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A message with the URL and its password taken out, whatever the client put in it. */
+function withoutSecret(message: string, url: string): string {
+  const { password } = new URL(url)
+  let clean = message.replaceAll(url, 'REDIS_URL')
+  if (password === '') return clean
+  clean = clean.replaceAll(password, '***')
+  try {
+    return clean.replaceAll(decodeURIComponent(password), '***')
+  } catch {
+    return clean // not valid percent-encoding: only its encoded form can appear
+  }
 }
 
 function exitWith(code: number): void {
@@ -169,7 +323,7 @@ function stopOnSignals(
     log,
     where,
   }: { flush(): void; onStopped(code: number): void; log(message: string): void; where: string },
-): void {
+): { fail(code: number): void } {
   let stopping = false
   let cut = false
   let finished = false
@@ -220,4 +374,5 @@ function stopOnSignals(
     process.off('SIGTERM', stop)
     process.off('SIGINT', stop)
   })
+  return { fail: finish }
 }

@@ -9,6 +9,7 @@ import {
   bindingLimit,
   enforceLimit,
   memoryLimit,
+  type RateLimitConfig,
   type ViewerLimit,
   viewerKey,
 } from './rate-limit.ts'
@@ -58,7 +59,9 @@ export const validateViewerQuery = sValidator('query', viewerQuery, (result) => 
 
 /**
  * The per-viewer limit of a configuration: the `TOKEN_RATE_LIMITER` binding when there is one,
- * else an in-memory counter kept as long as this function (the Node process, one isolate).
+ * else the limit `shared` makes for it (one shared by every instance, e.g. `redisLimit`), else an
+ * in-memory counter kept as long as this function (the Node process, one isolate). Either is made
+ * once per configuration.
  *
  * @example
  * ```ts
@@ -66,8 +69,8 @@ export const validateViewerQuery = sValidator('query', viewerQuery, (result) => 
  * const limit = limitFor(c.env.TOKEN_RATE_LIMITER, c.get('tokenConfig'))
  * ```
  */
-export function viewerLimits(now: () => number) {
-  const memoryLimits = new WeakMap<TokenWorkerConfig, ViewerLimit>()
+export function viewerLimits(now: () => number, shared?: (config: RateLimitConfig) => ViewerLimit) {
+  const limits = new WeakMap<TokenWorkerConfig, ViewerLimit>()
   return (
     binding: TokenAppEnv['Bindings']['TOKEN_RATE_LIMITER'],
     config: TokenWorkerConfig,
@@ -75,10 +78,12 @@ export function viewerLimits(now: () => number) {
     const { requests, periodSeconds } = config.rateLimit
     if (binding) return bindingLimit(binding, periodSeconds)
     if (requests === undefined) return undefined
-    let limit = memoryLimits.get(config)
+    let limit = limits.get(config)
     if (limit === undefined) {
-      limit = memoryLimit({ requests, periodSeconds }, now)
-      memoryLimits.set(config, limit)
+      limit = shared
+        ? shared({ requests, periodSeconds })
+        : memoryLimit({ requests, periodSeconds }, now)
+      limits.set(config, limit)
     }
     return limit
   }

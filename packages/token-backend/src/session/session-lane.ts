@@ -56,7 +56,10 @@ export function sessionsOf(config: TokenWorkerConfig): SessionConfig {
 
 /**
  * The state the session routes share for the app's lifetime: verified credentials, the session
- * store (given, the `SESSION_REGISTRY` Durable Object behind a 1-s isolate cache, or memory),
+ * store (given, the `SESSION_REGISTRY` Durable Object behind a 1-s isolate cache, or memory; a
+ * given store is used as it is, its caller choosing the cache and so the outage policy of
+ * `cachedSessionStore`: sessions already trusted keep playing for a bounded time, the rest fails
+ * closed with a 503 through `handleError`),
  * upstream playlists (given, the Cache API, or memory), and the refusal audit (once per session
  * or caller and reason: never per segment or retry).
  *

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto'
+import { ErrorReply } from 'redis'
+import { StoreUnavailableError } from '../store-unavailable.ts'
+
+/**
+ * The one method the Redis stores use: a node-redis client (`createClient()`, `connectRedis`)
+ * has it. A wrapper of another client can offer it too, throwing node-redis' `ErrorReply` for
+ * error replies (anything else counts as Redis being unavailable).
+ */
+export interface RedisCommandClient {
+  sendCommand(
+    args: ReadonlyArray<string>,
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<unknown>
+}
+
+/** How long one Redis call may take before it counts as unavailable, unless told otherwise. */
+export const DEFAULT_TIMEOUT_MS = 1000
+
+// Replies that mean "this server cannot answer now", not "the command is wrong".
+const TRANSIENT_REPLY = /^(?:LOADING|BUSY|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/
+
+/**
+ * Sends one command, bounded by `timeoutMs` whatever the client does meanwhile (an offline queue
+ * or a reconnect loop would otherwise hold the request): a timeout, a connection error or a
+ * transient reply becomes a {@link StoreUnavailableError}; any other error reply (a bug) is thrown
+ * as it is.
+ *
+ * @example
+ * ```ts
+ * await redisCommand(client, ['SET', 'k', 'v'], 1000)
+ * ```
+ */
+export async function redisCommand(
+  client: RedisCommandClient,
+  args: ReadonlyArray<string>,
+  timeoutMs: number,
+): Promise<unknown> {
+  const abort = new AbortController()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // rejected first, so the race reports the timeout rather than the abort it causes
+      reject(new StoreUnavailableError(`redis did not answer within ${timeoutMs} ms`))
+      abort.abort()
+    }, timeoutMs)
+  })
+  // the abort drops the command from the client's queue if it was not sent yet
+  const sent = client.sendCommand(args, { abortSignal: abort.signal })
+  sent.catch(() => {}) // after a timeout its late rejection is nobody's business
+  try {
+    return await Promise.race([sent, timeout])
+  } catch (err) {
+    if (err instanceof StoreUnavailableError) throw err
+    if (err instanceof ErrorReply && !TRANSIENT_REPLY.test(err.message)) throw err
+    throw new StoreUnavailableError(`redis unavailable: ${(err as Error).message}`, { cause: err })
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A Lua script and its SHA-1, for `EVALSHA`. */
+export interface RedisScript {
+  source: string
+  sha: string
+}
+
+/**
+ * Names a Lua script by its SHA-1, so calls send the hash rather than the source.
+ *
+ * @example
+ * ```ts
+ * const incr = redisScript("return redis.call('INCR', KEYS[1])")
+ * ```
+ */
+export function redisScript(source: string): RedisScript {
+  return { source, sha: createHash('sha1').update(source).digest('hex') }
+}
+
+/**
+ * Runs `script` atomically on the server: `EVALSHA`, then `EVAL` once if the server does not know
+ * it yet (a restart empties its script cache). Errors as {@link redisCommand}.
+ *
+ * @example
+ * ```ts
+ * const count = await runScript(client, incr, ['counter'], [], 1000)
+ * ```
+ */
+export async function runScript(
+  client: RedisCommandClient,
+  script: RedisScript,
+  keys: ReadonlyArray<string>,
+  args: ReadonlyArray<string>,
+  timeoutMs: number,
+): Promise<unknown> {
+  const tail = [String(keys.length), ...keys, ...args]
+  try {
+    return await redisCommand(client, ['EVALSHA', script.sha, ...tail], timeoutMs)
+  } catch (err) {
+    if (!(err instanceof ErrorReply && err.message.startsWith('NOSCRIPT'))) throw err
+    return redisCommand(client, ['EVAL', script.source, ...tail], timeoutMs)
+  }
+}

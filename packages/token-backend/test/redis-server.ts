@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { type RedisCommandClient, redisCommand } from '../src/redis/redis-command.ts'
+import { StoreUnavailableError } from '../src/store-unavailable.ts'
+
+/** A real Debian `redis-server` of a Node test, on one loopback port for its whole life. */
+export interface RedisServer {
+  /** `redis://127.0.0.1:<port>` */
+  readonly url: string
+  /** Starts it again after {@link RedisServer.stop}: empty (no persistence), on the same port. */
+  start(): Promise<void>
+  /** Kills it as a crash would (SIGKILL: no goodbye to the clients). */
+  stop(): Promise<void>
+}
+
+/**
+ * A free loopback port (another process may take it before it is used: good enough here).
+ *
+ * @example
+ * ```ts
+ * const nobody = `redis://127.0.0.1:${await freePort()}`
+ * ```
+ */
+export async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1')
+  await once(probe, 'listening')
+  const { port } = probe.address() as { port: number }
+  probe.close()
+  return port
+}
+
+/**
+ * Starts `redis-server` on a free loopback port, without persistence, and waits until it accepts
+ * connections. Stop it in `afterAll`.
+ *
+ * @example
+ * ```ts
+ * const redis = await startRedisServer()
+ * const client = await connectRedis(redis.url)
+ * afterAll(() => redis.stop())
+ * ```
+ */
+export async function startRedisServer(): Promise<RedisServer> {
+  const port = await freePort()
+  let server: ChildProcess | undefined
+  const start = async () => {
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
+    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    let output = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    const deadline = Date.now() + 10_000
+    while (!output.includes('Ready to accept connections')) {
+      if (child.exitCode !== null || Date.now() > deadline) {
+        child.kill('SIGKILL')
+        throw new Error(`redis-server did not start:\n${output}`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    server = child
+  }
+  const stop = async () => {
+    const child = server
+    server = undefined
+    if (!child || child.exitCode !== null) return
+    child.kill('SIGKILL')
+    await once(child, 'exit')
+  }
+  await start()
+  return { url: `redis://127.0.0.1:${port}`, start, stop }
+}
+
+/**
+ * Waits until every client answers again (they reconnect on their own after a restart).
+ *
+ * @example
+ * ```ts
+ * await redis.start()
+ * await reconnected([client])
+ * ```
+ */
+export async function reconnected(
+  clients: ReadonlyArray<RedisCommandClient>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      for (const client of clients) await redisCommand(client, ['PING'], 500)
+      return
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError) || Date.now() > deadline) throw err
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+}
