@@ -84,10 +84,10 @@ test('a session revoked through one instance: within the leaf lifetime no media 
     expect(
       seen.filter((entry) => entry.status === 200 && entry.at > revokedAt + LEAF_MS + 2000),
     ).toEqual([])
-    // ...and every instance refused the session: not only the one that was told (ffmpeg's
-    // requests after the 1-s cache, then each instance asked directly)
+    // ...and every instance refused the session, not only the one that was told: whatever
+    // ffmpeg asked after the 1-s cache (it may give up after its first 403s, so perhaps nothing),
+    // then each instance asked directly
     const refusing = answers.filter((entry) => entry.at > revokedAt + 1100)
-    expect(refusing.length).toBeGreaterThan(0)
     expect(refusing.filter((entry) => entry.status !== 403)).toEqual([])
     for (const port of PORTS.fleet) {
       const leaf = await get(`${instance(port)}${sessionPath(session)}v0/seg_001.ts`)
