@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenApp, type TokenAppBindings } from '@proj/token-backend'
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
+import { startWranglerDev, type WranglerDev } from './wrangler-dev.ts'
 
 // The shipped wrangler.jsonc declares the Workers Rate Limiting binding, so a deploy counts each
 // viewer across its isolates by default. `wrangler dev` runs the Worker in workerd with Miniflare's
@@ -61,45 +61,25 @@ describe('the shipped wrangler.jsonc', () => {
   })
 })
 
-let wrangler: ChildProcess
-let output = ''
+let dev: WranglerDev
 const scratch = mkdtempSync(join(tmpdir(), 'token-worker-ratelimit-'))
 
 beforeAll(async () => {
   const envFile = join(scratch, 'vars')
   writeFileSync(envFile, [...devVars, `RATE_LIMIT_REQUESTS=${IN_ISOLATE_LIMIT}`, ''].join('\n'))
-  const bin = join(realpathSync(join(root, 'node_modules', 'wrangler')), 'bin', 'wrangler.js')
-  wrangler = spawn(
-    process.execPath,
-    [
-      bin,
-      'dev',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(PORT),
-      // its own devtools port and state: other `wrangler dev`s of this folder run beside it
-      '--inspector-port',
-      String(PORT + 1000),
-      '--persist-to',
-      join(scratch, 'state'),
-      '--env-file',
-      envFile,
-    ],
-    {
-      cwd: root,
-      detached: true,
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
-    },
-  )
-  wrangler.stdout?.on('data', (chunk) => (output += chunk))
-  wrangler.stderr?.on('data', (chunk) => (output += chunk))
-  for (let i = 0; i < 240 && !output.includes('Ready on'); i++)
-    await new Promise((r) => setTimeout(r, 250))
+  dev = await startWranglerDev(PORT, [
+    // its own devtools port and state: other `wrangler dev`s of this folder run beside it
+    '--inspector-port',
+    String(PORT + 1000),
+    '--persist-to',
+    join(scratch, 'state'),
+    '--env-file',
+    envFile,
+  ])
 }, 70_000)
 
 afterAll(() => {
-  if (wrangler.pid) process.kill(-wrangler.pid, 'SIGTERM')
+  dev.stop()
   rmSync(scratch, { recursive: true, force: true })
 })
 
@@ -129,7 +109,7 @@ async function overTheLimit(): Promise<{ statuses: number[]; last: Response; vie
 
 describe('the binding under wrangler dev (workerd)', () => {
   it('refuses request limit + 1 of one viewer with the JSON 429, though the in-isolate limit is 2', async () => {
-    expect(output).toContain('env.TOKEN_RATE_LIMITER')
+    expect(dev.output()).toContain('env.TOKEN_RATE_LIMITER')
     const { statuses, last, viewer } = await overTheLimit()
     // the in-memory counter would have refused the third; the binding let `limit` through
     expect(statuses.slice(0, limit)).toEqual(Array(limit).fill(200))

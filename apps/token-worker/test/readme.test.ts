@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { readFileSync, realpathSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startWranglerDev, type WranglerDev } from './wrangler-dev.ts'
 
 // The curl examples of docs/token-api.md, replayed against the real `wrangler dev` with the committed local
 // values (.dev.vars.example), so the documented output is what the code prints.
@@ -45,29 +45,13 @@ const examples = (): Example[] => {
   return found
 }
 
-let wrangler: ChildProcess
-let output = ''
+let dev: WranglerDev
 
 beforeAll(async () => {
-  const bin = join(realpathSync(join(root, 'node_modules', 'wrangler')), 'bin', 'wrangler.js')
-  wrangler = spawn(
-    process.execPath,
-    [bin, 'dev', '--ip', '127.0.0.1', '--port', String(PORT), '--env-file', '.dev.vars.example'],
-    {
-      cwd: root,
-      detached: true,
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
-    },
-  )
-  wrangler.stdout?.on('data', (chunk) => (output += chunk))
-  wrangler.stderr?.on('data', (chunk) => (output += chunk))
-  for (let i = 0; i < 240 && !output.includes('Ready on'); i++)
-    await new Promise((r) => setTimeout(r, 250))
+  dev = await startWranglerDev(PORT, ['--env-file', '.dev.vars.example'])
 }, 70_000)
 
-afterAll(() => {
-  if (wrangler.pid) process.kill(-wrangler.pid, 'SIGTERM')
-})
+afterAll(() => dev.stop())
 
 describe('README examples against wrangler dev', () => {
   it("signs the README's relative example with tokens an independent MD5 (node:crypto) confirms", async () => {
@@ -91,7 +75,7 @@ describe('README examples against wrangler dev', () => {
   it.each(examples().map((e) => [`${e.method} ${e.url.slice(DOC_ORIGIN.length)}`, e] as const))(
     '%s prints what the README shows',
     async (_, example) => {
-      expect(output).toContain('Ready on')
+      expect(dev.output()).toContain('Ready on')
       const res = await fetch(example.url.replace(DOC_ORIGIN, `http://127.0.0.1:${PORT}`), {
         method: example.method,
         headers: example.headers,
