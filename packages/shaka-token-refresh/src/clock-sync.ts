@@ -13,7 +13,7 @@ const JUMP_MS = 2000
  * laptop whose clock is corrected) moves its live edge by as much and playback stalls, whatever
  * the token. The refresher knows the server's clock from each token response (`Date`), so the
  * change of `server − client` since the presentation loaded becomes Shaka's clock offset. A
- * jump of the wall clock against the monotonic clock (checked every 100 ms, on every request and
+ * jump of the wall clock against the monotonic clock (checked every 25 ms, on every request and
  * on every seek) is undone at once and re-measured with one refresh. Shaka may have seen the jump
  * first (its playhead checks the window every 250 ms): a forward jump leaves the playhead behind
  * the moved window and Shaka seeks to its live edge, seconds in the real future, where it would
@@ -79,7 +79,9 @@ export function shakaClockSync(player: shaka.Player, refresher: TokenRefresher) 
     position = undefined
     measured()
   }
-  const timer = setInterval(watch, 100)
+  // every 25 ms (two clock reads): the shorter the gap after a jump, the rarer Shaka's own
+  // 250-ms playhead check sees it first and seeks away (an undone seek costs a rebuffer)
+  const timer = setInterval(watch, 25)
   player.addEventListener('loaded', onLoaded)
   refresher.addEventListener('tokenrefreshed', measured)
   return {
