@@ -40,6 +40,10 @@ export default defineConfig(async () => {
                   IP_HEADERS: 'x-real-ip,x-forwarded-for',
                   ALLOWED_ORIGINS: 'https://player.test',
                   CDN_SCHEME: '',
+                  // one CDN unless a test lists more (src/cdns.test.ts)
+                  CDN_ID: '',
+                  CDN_PRIORITY: '',
+                  CDNS: '',
                   MAX_EXPIRE_SECONDS: '',
                   AUTH_MODE: 'none',
                   JWT_SECRET: '',

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, parseSigningConfig, perEnvironment, readVariable } from './config.ts'
+import {
+  ConfigError,
+  cdnVariables,
+  parseCdnList,
+  parseSigningConfig,
+  perEnvironment,
+  readVariable,
+} from './config.ts'
 
 const env = {
   CLIENT_ID: '12345',
@@ -63,5 +70,140 @@ describe('perEnvironment', () => {
     const bindings = { A: '1' }
     expect(load(bindings)).toBe(load(bindings))
     expect(load({ A: '1' }).call).toBe(2)
+  })
+})
+
+describe('parseCdnList', () => {
+  const signing = parseSigningConfig(env)
+  const b = {
+    CDNS: 'b',
+    CDN_B_DOMAIN: 'b.test',
+    CDN_B_DOMAIN_IP: 'b-ip.test',
+    SECRET_KEY_B: 'secret-b',
+  }
+  const error = (extra: Record<string, string>) => {
+    try {
+      parseCdnList({ ...env, ...extra }, signing)
+    } catch (caught) {
+      if (caught instanceof ConfigError) return caught
+      throw caught
+    }
+    throw new Error('no ConfigError')
+  }
+
+  it('is the primary alone when nothing is listed', () => {
+    expect(parseCdnList(env, signing)).toEqual({
+      primary: { id: 'primary', priority: 0 },
+      cdns: [],
+    })
+  })
+
+  it('reads each listed CDN, priorities defaulting to the place in the list', () => {
+    const { primary, cdns } = parseCdnList(
+      {
+        ...env,
+        ...b,
+        CDN_ID: 'main',
+        CDN_PRIORITY: '5',
+        CDNS: ' b , eu-west ',
+        CDN_EU_WEST_DOMAIN: 'eu.test:8443',
+        CDN_EU_WEST_DOMAIN_IP: 'eu-ip.test',
+        CDN_EU_WEST_SCHEME: 'http',
+        CDN_EU_WEST_PRIORITY: '7',
+        SECRET_KEY_EU_WEST: 'secret-eu',
+      },
+      signing,
+    )
+    expect(primary).toEqual({ id: 'main', priority: 5 })
+    expect(cdns).toEqual([
+      {
+        id: 'b',
+        priority: 1,
+        secretKey: 'secret-b',
+        cdnDomain: 'b.test',
+        cdnDomainIp: 'b-ip.test',
+        scheme: 'https',
+      },
+      {
+        id: 'eu-west',
+        priority: 7,
+        secretKey: 'secret-eu',
+        cdnDomain: 'eu.test:8443',
+        cdnDomainIp: 'eu-ip.test',
+        scheme: 'http',
+      },
+    ])
+  })
+
+  it.each([
+    [{ CDN_ID: 'Main' }, 'CDN_ID', 'CDN_ID must be 1 to 32 characters'],
+    [{ CDNS: 'b,B' }, 'CDNS', 'CDNS lists "B", which is not a CDN id'],
+    [{ CDNS: 'b,b' }, 'CDNS', 'CDNS lists "b" twice'],
+    [{ CDNS: 'primary' }, 'CDNS', 'CDNS lists "primary" twice (CDN_ID names it too)'],
+    [
+      { SECRET_KEY_B: '' },
+      'SECRET_KEY_B',
+      'SECRET_KEY_B is required: it must be set: CDN "b"\'s own secret (wrangler secret put SECRET_KEY_B)',
+    ],
+    [
+      { SECRET_KEY_B: 'secret' },
+      'SECRET_KEY_B',
+      'SECRET_KEY_B must differ from SECRET_KEY: each CDN has its own secret',
+    ],
+    [{ CDN_B_DOMAIN: '' }, 'CDN_B_DOMAIN', 'CDN_B_DOMAIN is required'],
+    [
+      { CDN_B_DOMAIN_IP: 'https://b-ip.test' },
+      'CDN_B_DOMAIN_IP',
+      'CDN_B_DOMAIN_IP must be a host name',
+    ],
+    [
+      { CDN_B_DOMAIN_IP: 'CDN.example.com' },
+      'CDN_B_DOMAIN_IP',
+      'CDN_B_DOMAIN_IP is also CDN_DOMAIN: each CDN needs hosts of its own',
+    ],
+    [{ CDN_B_SCHEME: 'ftp' }, 'CDN_B_SCHEME', 'CDN_B_SCHEME must be "https" or "http"'],
+    [
+      { CDN_B_PRIORITY: '-1' },
+      'CDN_B_PRIORITY',
+      'CDN_B_PRIORITY must be a whole number from 0 to 999',
+    ],
+    [{ CDN_B_PRIORITY: '1000' }, 'CDN_B_PRIORITY', 'must be a whole number from 0 to 999'],
+    [
+      { CDN_B_PRIORITY: '0' },
+      'CDN_B_PRIORITY',
+      'CDN_B_PRIORITY must differ from CDN_PRIORITY (0): two CDNs cannot share a priority',
+    ],
+    [
+      { CDN_PRIORITY: '1' },
+      'CDN_B_PRIORITY',
+      "CDN_B_PRIORITY is unset, so 1 (the CDN's place in CDNS), the same as CDN_PRIORITY (1)",
+    ],
+  ])('%j → ConfigError naming %s', (extra, variable, message) => {
+    const caught = error({ ...b, ...extra })
+    expect(caught.variable).toBe(variable)
+    expect(caught.detail).toContain(message)
+    expect(caught.message).not.toContain('secret-b')
+  })
+
+  it('names the secret that is reused, never its value', () => {
+    const caught = error({
+      ...b,
+      CDNS: 'b,c',
+      CDN_C_DOMAIN: 'c.test',
+      CDN_C_DOMAIN_IP: 'c-ip.test',
+      SECRET_KEY_C: 'secret-b',
+    })
+    expect(caught.detail).toMatch(/^SECRET_KEY_C must differ from SECRET_KEY_B/)
+    expect(caught.message).not.toContain('secret-b')
+  })
+
+  it('names the variables of an id in upper case, - as _', () => {
+    expect(cdnVariables('eu-west-2')).toEqual({
+      cdnDomain: 'CDN_EU_WEST_2_DOMAIN',
+      cdnDomainIp: 'CDN_EU_WEST_2_DOMAIN_IP',
+      scheme: 'CDN_EU_WEST_2_SCHEME',
+      priority: 'CDN_EU_WEST_2_PRIORITY',
+      secretKey: 'SECRET_KEY_EU_WEST_2',
+    })
   })
 })

@@ -1,4 +1,14 @@
 export {
+  type CdnSigner,
+  type CdnSignerFactory,
+  type CdnSigningConfig,
+  type CdnSignRequest,
+  type SecureLinkCdn,
+  type SignedUrlPair,
+  secureLinkSigner,
+  signSecureLink,
+} from './cdn-signer.ts'
+export {
   type ClientIpOptions,
   DEFAULT_IP_HEADERS,
   detectClientIp,
@@ -25,9 +35,12 @@ export {
   VIDEO_SLUG_PATTERN,
 } from './playback-url.ts'
 export {
+  type CdnUrls,
   createTokenRecord,
   InvalidVideoError,
   type RecordOptions,
+  recordOf,
+  resolveTokenRequest,
   type SigningConfig,
   type TokenParams,
   type TokenRecord,

@@ -1,8 +1,8 @@
+import { type CdnSignRequest, type SignedUrlPair, signSecureLink } from './cdn-signer.ts'
 import { InvalidClientIpError, normalizeIp } from './client-ip.ts'
 import type { TokenDigest } from './digest.ts'
 import { resolveExpiry } from './expiry.ts'
-import { buildPlaybackUrl, isVideoSlug } from './playback-url.ts'
-import { signToken } from './token.ts'
+import { isVideoSlug, streamType } from './playback-url.ts'
 
 /** Server-side configuration: what the token backend reads from its environment. */
 export interface SigningConfig {
@@ -46,6 +46,21 @@ export interface TokenRecord {
   url: string
   /** Master playlist URL with the IP-bound token on `CDN_DOMAIN_IP`. */
   url_ip: string
+  /**
+   * Only when several CDNs are configured: every CDN's own URL pair, preferred first (additive,
+   * after the six fields; the six stay the primary CDN's).
+   */
+  cdns?: CdnUrls[]
+}
+
+/** One CDN's entry in {@link TokenRecord.cdns}: its tokens, signed with its own secret. */
+export interface CdnUrls extends SignedUrlPair {
+  /** The CDN's id (`CDN_ID`, or one listed in `CDNS`). */
+  id: string
+  /** Lower is preferred; the array is sorted by it. */
+  priority: number
+  /** The same `expires` as the record's. */
+  expires: number
 }
 
 /** When a record is signed, and with which MD5. */
@@ -81,28 +96,59 @@ export function createTokenRecord(
   params: TokenParams,
   { nowSeconds, digest }: RecordOptions,
 ): TokenRecord {
-  const { clientId, secretKey: secret, scheme } = config
+  const request = resolveTokenRequest(config, params, nowSeconds)
+  const pair = signSecureLink(config, request, digest)
+  return recordOf(request, pair)
+}
+
+/**
+ * What every CDN signs for `params`: the video checked, the viewer address normalised, the
+ * expiry resolved (capped by `config.maxLifetimeSeconds`). The first half of
+ * {@link createTokenRecord}, for signers of other CDNs.
+ *
+ * @throws {InvalidVideoError} when `video` is not one safe path segment.
+ * @throws {InvalidClientIpError} when `clientIp` is not an IP address.
+ * @example
+ * ```ts
+ * const request = resolveTokenRequest(config, { video: 'demo', type: 'vod', clientIp: '::1' }, nowSeconds)
+ * await signer.sign(request)
+ * ```
+ */
+export function resolveTokenRequest(
+  config: SigningConfig,
+  params: TokenParams,
+  nowSeconds: number,
+): CdnSignRequest {
   const { video, type } = params
   if (!isVideoSlug(video)) {
     throw new InvalidVideoError('video must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -')
   }
-  const ip = normalizeIp(params.clientIp)
-  if (ip === undefined)
+  const clientIp = normalizeIp(params.clientIp)
+  if (clientIp === undefined)
     throw new InvalidClientIpError('client_ip is not a valid IPv4 or IPv6 address')
   const expires = resolveExpiry(params.expire, {
     nowSeconds,
     maxLifetimeSeconds: config.maxLifetimeSeconds,
   })
-  const token = signToken({ clientId, video, secret, expires }, digest)
-  const tokenIp = signToken({ clientId, video, secret, expires, ip }, digest)
-  const url = (domain: string, signed: string) =>
-    buildPlaybackUrl({ domain, clientId, video, token: signed, expires, type, scheme })
+  return { video, type: streamType(type), expires, clientIp }
+}
+
+/**
+ * The six fields of spec 2.11, in their documented order, from a request and the primary CDN's
+ * URL pair.
+ *
+ * @example
+ * ```ts
+ * recordOf(request, await primarySigner.sign(request))
+ * ```
+ */
+export function recordOf(request: CdnSignRequest, pair: SignedUrlPair): TokenRecord {
   return {
-    token,
-    token_ip: tokenIp,
-    client_ip: ip,
-    expires,
-    url: url(config.cdnDomain, token),
-    url_ip: url(config.cdnDomainIp, tokenIp),
+    token: pair.token,
+    token_ip: pair.token_ip,
+    client_ip: request.clientIp,
+    expires: request.expires,
+    url: pair.url,
+    url_ip: pair.url_ip,
   }
 }

@@ -1,4 +1,10 @@
-import { createTokenRecord, streamType, type TokenDigest, type TokenRecord } from '@proj/signing'
+import {
+  createTokenRecord,
+  resolveTokenRequest,
+  streamType,
+  type TokenDigest,
+  type TokenRecord,
+} from '@proj/signing'
 import type { Env, Hono as HonoApp, MiddlewareHandler, Schema } from 'hono'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
@@ -7,6 +13,7 @@ import { Hono } from 'hono/tiny'
 import type { BlankEnv } from 'hono/types'
 import { type AuditSink, issuedToken } from './audit-log.ts'
 import type { Authorizer } from './authorize.ts'
+import { type CdnSigners, cdnSigners, signForCdns } from './cdn-record.ts'
 import {
   type CustomAuthorizerConfigInput,
   loadConfig,
@@ -180,6 +187,12 @@ function tokenRoutes({
   const fixed = given === undefined ? undefined : tokenConfig(given, reading)
   // In-memory limits live as long as the app (the Node process, or one Workers isolate).
   const limitFor = viewerLimits(now, rateLimit)
+  // each CDN's signer, made once per configuration (Workers: once per environment object)
+  const signersOf = new WeakMap<TokenWorkerConfig, CdnSigners | undefined>()
+  const signersFor = (config: TokenWorkerConfig) => {
+    if (!signersOf.has(config)) signersOf.set(config, cdnSigners(config, digest))
+    return signersOf.get(config)
+  }
   const app = new Hono<TokenAppEnv>()
   app.onError(handleError)
   app.notFound(handleNotFound)
@@ -204,16 +217,20 @@ function tokenRoutes({
   app.use('/session', corsWhenCrossOrigin)
   return app
     .get('/token', validateViewerQuery, async (c) => {
-      const { signing } = c.get('tokenConfig')
+      const config = c.get('tokenConfig')
+      const { signing } = config
       // one reading of the clock: the record, its audit line and the Date header agree
       const nowMs = now()
       const query = c.req.valid('query')
       const clientIp = await admitViewer(c, query, { authorize, limitFor })
-      const record = createTokenRecord(
-        signing,
-        { video: query.video, type: query.type, expire: query.expire, clientIp },
-        { nowSeconds: Math.floor(nowMs / 1000), digest },
-      )
+      const params = { video: query.video, type: query.type, expire: query.expire, clientIp }
+      const nowSeconds = Math.floor(nowMs / 1000)
+      const signers = signersFor(config)
+      // one CDN signed with secure_link: today's record, signed as before
+      const record =
+        signers === undefined
+          ? createTokenRecord(signing, params, { nowSeconds, digest })
+          : await signForCdns(signers, resolveTokenRequest(signing, params, nowSeconds))
       // one structured line per issued token (Workers: observability logs; Node: stdout)
       const payload = c.get('jwtPayload') as { sub?: unknown } | undefined
       audit(

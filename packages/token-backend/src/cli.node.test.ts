@@ -56,6 +56,29 @@ describe('settingsOf', () => {
     expect(settingsOf(serve({}), {})).toMatchObject({ port: 8787, hostname: '127.0.0.1' })
   })
 
+  it('takes the variables of each listed CDN, from the environment and from files', () => {
+    const envFile = file(
+      'cdns.env',
+      'CDNS=b,eu-west\nCDN_EU_WEST_DOMAIN=eu.test\nSECRET_KEY_EU_WEST=e\n',
+    )
+    const settings = settingsOf(serve({ envFile }), {
+      CDN_B_DOMAIN: 'b.test',
+      CDN_B_DOMAIN_IP: 'b-ip.test',
+      SECRET_KEY_B: 'b',
+      CDN_ID: 'main',
+      CDN_COLOR: 'blue',
+    })
+    expect(settings.variables).toEqual({
+      CDN_ID: 'main',
+      CDNS: 'b,eu-west',
+      CDN_B_DOMAIN: 'b.test',
+      CDN_B_DOMAIN_IP: 'b-ip.test',
+      SECRET_KEY_B: 'b',
+      CDN_EU_WEST_DOMAIN: 'eu.test',
+      SECRET_KEY_EU_WEST: 'e',
+    })
+  })
+
   it('lays the --env-file, then the --config over the environment, then --port/--host', () => {
     const envFile = file(
       'layers.env',

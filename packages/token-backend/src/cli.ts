@@ -19,8 +19,8 @@ export const USAGE = `Usage: ${NAME} [--config <file.json>] [--env-file <file>] 
 
 Serves the token backend (GET /token, GET /session, /s/…) on Node. Its settings are the
 variables of docs/configuration.md: CLIENT_ID, SECRET_KEY, CDN_DOMAIN, CDN_DOMAIN_IP,
-AUTH_MODE, JWT_*, ALLOWED_ORIGINS, SESSION_*, REDIS_URL, …, read from the environment and
-from files:
+AUTH_MODE, JWT_*, ALLOWED_ORIGINS, SESSION_*, REDIS_URL, CDNS (with CDN_<ID>_* and
+SECRET_KEY_<ID> per listed CDN), …, read from the environment and from files:
 
   --config <file>    a JSON object of those variables: {"SECRET_KEY": "…", "CDN_DOMAIN": "…"}
                      (numbers and booleans are taken as text, lists may be arrays)
@@ -112,6 +112,9 @@ const BACKEND_VARIABLES: Record<ConfigVariable, true> = {
   CDN_DOMAIN: true,
   CDN_DOMAIN_IP: true,
   CDN_SCHEME: true,
+  CDN_ID: true,
+  CDN_PRIORITY: true,
+  CDNS: true,
   MAX_EXPIRE_SECONDS: true,
   IP_HEADERS: true,
   ALLOWED_ORIGINS: true,
@@ -144,7 +147,10 @@ const SETTINGS: ReadonlySet<string> = new Set([
   'HOST',
   'INSTANCES',
 ])
-const isSetting = (name: string): name is Setting => SETTINGS.has(name)
+/** The variables of a CDN listed in `CDNS` (`CDN_B_DOMAIN`, `SECRET_KEY_EU_WEST`, …). */
+const CDN_SETTING =
+  /^(?:CDN_[A-Z0-9_]+_(?:DOMAIN|DOMAIN_IP|SCHEME|PRIORITY)|SECRET_KEY_[A-Z0-9_]+)$/
+const isSetting = (name: string): name is Setting => SETTINGS.has(name) || CDN_SETTING.test(name)
 
 /** What the server runs with, and where each variable came from (for error messages). */
 export interface CliSettings {
@@ -179,6 +185,9 @@ export function settingsOf(
     const value = env[name]
     if (value !== undefined) merged[name as Setting] = value
   }
+  // the variables of each CDN of CDNS have names of their own making
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && CDN_SETTING.test(name)) merged[name as Setting] = value
   const overlay = (label: string, variables: Record<string, string>) => {
     for (const [name, value] of Object.entries(variables)) {
       if (!isSetting(name))

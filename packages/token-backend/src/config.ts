@@ -1,6 +1,13 @@
-import { DEFAULT_IP_HEADERS, type SigningConfig } from '@proj/signing'
+import { type CdnSignerFactory, DEFAULT_IP_HEADERS, type SigningConfig } from '@proj/signing'
 import {
+  type CdnConfig,
+  type CdnListVariable,
   ConfigError,
+  cdnVariables,
+  DEFAULT_CDN_ID,
+  isCdnId,
+  type PrimaryCdnConfig,
+  parseCdnList,
   parseSigningConfig,
   perEnvironment,
   type SigningVariable,
@@ -10,7 +17,10 @@ import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
 import * as v from 'valibot'
 
 /** The worker's environment: `wrangler.jsonc` vars, secrets and `.dev.vars`, or `process.env` on Node. */
-export type TokenWorkerEnv = Partial<Record<ConfigVariable, string | undefined>>
+export type TokenWorkerEnv = Partial<Record<ConfigVariable | CdnVariable, string | undefined>>
+
+/** The variables of each CDN listed in `CDNS` (`CDN_B_DOMAIN`, `SECRET_KEY_B`, …). */
+type CdnVariable = `CDN_${string}` | `SECRET_KEY_${string}`
 
 /** The worker's own variables; the signing ones are `@proj/signing/config`'s. */
 type WorkerVariable =
@@ -37,7 +47,7 @@ type WorkerVariable =
   | 'REDIS_URL'
 
 /** Every variable the worker reads. */
-export type ConfigVariable = SigningVariable | WorkerVariable
+export type ConfigVariable = SigningVariable | CdnListVariable | WorkerVariable
 
 /** How viewers are authenticated before a token is signed. */
 export type AuthConfig =
@@ -94,7 +104,15 @@ export const SESSION_DEFAULTS = {
  * configuration of a request (`c.get('tokenConfig')`) may lack it.
  */
 export interface TokenWorkerConfig<Auth extends AuthConfig | undefined = AuthConfig | undefined> {
+  /** The primary CDN: its hosts and secret, and what every CDN shares (`CLIENT_ID`, the cap). */
   signing: SigningConfig
+  /**
+   * The primary CDN's id and priority (`CDN_ID`, `CDN_PRIORITY`) and signer; `undefined` when
+   * none is set and no other CDN is: id `primary`, priority 0, `secure_link`.
+   */
+  primaryCdn: PrimaryCdnConfig | undefined
+  /** The other CDNs (`CDNS`), each with its own secret; `undefined`: the primary alone. */
+  cdns: readonly CdnConfig[] | undefined
   ipHeaders: readonly string[]
   /** `undefined`: no CORS headers at all (same-origin callers only). */
   allowedOrigins: '*' | readonly string[] | undefined
@@ -124,7 +142,7 @@ export interface RedisConfig {
   url: string
 }
 
-export { ConfigError }
+export { type CdnConfig, ConfigError, type PrimaryCdnConfig }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const SYMMETRIC = ['HS256', 'HS384', 'HS512'] as const
@@ -369,13 +387,17 @@ const readRedis = (env: TokenWorkerEnv): RedisConfig | undefined => {
   return url === undefined ? undefined : { url }
 }
 
-const readSession = (env: TokenWorkerEnv, cdnSecret: string): SessionConfig | undefined => {
+const readSession = (
+  env: TokenWorkerEnv,
+  cdnSecrets: readonly (readonly [variable: string, secret: string])[],
+): SessionConfig | undefined => {
   const secret = read(env, 'SESSION_SECRET')
   if (secret === undefined) return undefined
-  if (secret === cdnSecret)
+  const shared = cdnSecrets.find(([, cdnSecret]) => cdnSecret === secret)
+  if (shared !== undefined)
     throw new ConfigError(
       'SESSION_SECRET',
-      'must differ from SECRET_KEY (a session is not a CDN token)',
+      `must differ from ${shared[0]} (a session is not a CDN token)`,
     )
   return {
     secret,
@@ -398,7 +420,7 @@ const PLACEHOLDER_HOST = /(?:^|\.)example(?:\.com|\.net|\.org)?\.?(?::\d+)?$/i
  * An unedited deployment must not sign anything: URLs for `cdn.example.com` would carry valid
  * tokens for your account to a host that is not your CDN.
  */
-function refusePlaceholder(variable: 'CDN_DOMAIN' | 'CDN_DOMAIN_IP', host: string): void {
+function refusePlaceholder(variable: string, host: string): void {
   if (PLACEHOLDER_HOST.test(host))
     throw new ConfigError(
       variable,
@@ -438,8 +460,17 @@ export function configFromEnv(
   const signing = parseSigningConfig(env)
   refusePlaceholder('CDN_DOMAIN', signing.cdnDomain)
   refusePlaceholder('CDN_DOMAIN_IP', signing.cdnDomainIp)
+  const { primary, cdns } = parseCdnList(env, signing)
+  for (const cdn of cdns) {
+    const names = cdnVariables(cdn.id)
+    refusePlaceholder(names.cdnDomain, cdn.cdnDomain)
+    refusePlaceholder(names.cdnDomainIp, cdn.cdnDomainIp)
+  }
+  const named = cdns.length > 0 || isSet(env, 'CDN_ID') || isSet(env, 'CDN_PRIORITY')
   return {
     signing,
+    primaryCdn: named ? primary : undefined,
+    cdns: cdns.length > 0 ? cdns : undefined,
     ipHeaders: read(env, 'IP_HEADERS') ?? DEFAULT_IP_HEADERS,
     allowedOrigins: read(env, 'ALLOWED_ORIGINS'),
     auth: readAuth(env, customAuthorizer),
@@ -447,7 +478,10 @@ export function configFromEnv(
       requests: read(env, 'RATE_LIMIT_REQUESTS'),
       periodSeconds: read(env, 'RATE_LIMIT_PERIOD') ?? 60,
     },
-    session: readSession(env, signing.secretKey),
+    session: readSession(env, [
+      ['SECRET_KEY', signing.secretKey],
+      ...cdns.map((cdn) => [cdnVariables(cdn.id).secretKey, cdn.secretKey] as const),
+    ]),
     redis: readRedis(env),
   }
 }
@@ -506,6 +540,32 @@ export interface TokenConfigInput {
   session?: (Partial<SessionConfig> & { secret: string }) | undefined
   /** `undefined`: no shared state, each Node process keeps its own (`REDIS_URL`). */
   redis?: RedisConfig | undefined
+  /**
+   * The primary CDN's (`signing`'s) id (`CDN_ID`, default `primary`), priority (`CDN_PRIORITY`,
+   * default 0, lower is preferred) and signer (default `secure_link`, {@link CdnSignerFactory}).
+   */
+  primaryCdn?: { id?: string; priority?: number; signer?: CdnSignerFactory | undefined } | undefined
+  /**
+   * The other CDNs (`CDNS`): each with its own secret and hosts; `priority` defaults to its place
+   * in the array (1, 2, …). With one or more, `GET /token` adds every CDN's URLs (`cdns`).
+   */
+  cdns?: readonly CdnInput[] | undefined
+}
+
+/** One further CDN of {@link TokenConfigInput.cdns}. */
+export interface CdnInput {
+  /** 1 to 32 of `a-z 0-9 -`. */
+  id: string
+  /** Its own secret: never the primary's nor another CDN's. */
+  secretKey: string
+  cdnDomain: string
+  cdnDomainIp: string
+  /** Default `https`. */
+  scheme?: 'https' | 'http' | undefined
+  /** Lower is preferred; default its place in the array (1, 2, …). No two CDNs share one. */
+  priority?: number | undefined
+  /** Signs for this CDN instead of `secure_link`: made once, from the validated CDN. */
+  signer?: CdnSignerFactory | undefined
 }
 
 /**
@@ -523,6 +583,9 @@ const FIELDS: Record<ConfigVariable, string> = {
   CDN_DOMAIN: 'signing.cdnDomain',
   CDN_DOMAIN_IP: 'signing.cdnDomainIp',
   CDN_SCHEME: 'signing.scheme',
+  CDN_ID: 'primaryCdn.id',
+  CDN_PRIORITY: 'primaryCdn.priority',
+  CDNS: 'cdns',
   MAX_EXPIRE_SECONDS: 'signing.maxLifetimeSeconds',
   IP_HEADERS: 'ipHeaders',
   ALLOWED_ORIGINS: 'allowedOrigins',
@@ -546,7 +609,6 @@ const FIELDS: Record<ConfigVariable, string> = {
   SESSION_BASE_URL: 'session.baseUrl',
   REDIS_URL: 'redis.url',
 }
-const VARIABLE_NAMES = new RegExp(`\\b(${Object.keys(FIELDS).join('|')})\\b`, 'g')
 
 /** A value as the variable would hold it; an empty list stays invalid (`,` lists nothing). */
 const text = (value: string | number | boolean | readonly string[] | undefined) =>
@@ -559,6 +621,8 @@ function variablesOf({
   session,
   rateLimit,
   redis,
+  primaryCdn,
+  cdns = [],
   ...rest
 }: CustomAuthorizerConfigInput) {
   // missing `auth` (allowed by the type with an authorizer, or plain JavaScript): AUTH_MODE unset
@@ -592,8 +656,50 @@ function variablesOf({
     SESSION_ADMIN_TOKEN: text(session?.adminToken),
     SESSION_BASE_URL: text(session?.baseUrl),
     REDIS_URL: text(redis?.url),
+    CDN_ID: text(primaryCdn?.id),
+    CDN_PRIORITY: text(primaryCdn?.priority),
+    CDNS: cdns.length > 0 ? cdns.map((cdn) => cdn.id).join(',') : undefined,
   }
-  return { env, algs }
+  // each CDN's variables, and the field each stands for (what an error names)
+  const cdnEnv: Record<string, string | undefined> = {}
+  const fields: Record<string, string> = {}
+  cdns.forEach((cdn, index) => {
+    // an id that is not one could not round-trip through CDNS ("a,b" would be two)
+    if (!isCdnId(cdn.id))
+      throw new ConfigError(
+        `config.cdns[${index}].id`,
+        'must be 1 to 32 characters from a-z, 0-9 and - (not at either end)',
+      )
+    const names = cdnVariables(cdn.id)
+    for (const key of ['cdnDomain', 'cdnDomainIp', 'scheme', 'priority', 'secretKey'] as const) {
+      cdnEnv[names[key]] = text(cdn[key])
+      fields[names[key]] = `cdns[${index}].${key}`
+    }
+  })
+  return { env: { ...env, ...cdnEnv }, algs, fields }
+}
+
+/** Gives the object's signers to the CDNs the variables validated. */
+function withSigners(
+  config: TokenWorkerConfig,
+  { primaryCdn, cdns }: CustomAuthorizerConfigInput,
+): TokenWorkerConfig {
+  const signers = new Map(cdns?.map((cdn) => [cdn.id, cdn.signer]))
+  return {
+    ...config,
+    ...(primaryCdn?.signer && {
+      primaryCdn: {
+        ...(config.primaryCdn ?? { id: DEFAULT_CDN_ID, priority: 0 }),
+        signer: primaryCdn.signer,
+      },
+    }),
+    ...(config.cdns && {
+      cdns: config.cdns.map((cdn) => {
+        const signer = signers.get(cdn.id)
+        return signer ? { ...cdn, signer } : cdn
+      }),
+    }),
+  }
 }
 
 /**
@@ -624,9 +730,9 @@ export function tokenConfig(
   input: CustomAuthorizerConfigInput,
   options: ConfigOptions = {},
 ): TokenWorkerConfig {
-  const { env, algs } = variablesOf(input)
+  const { env, algs, fields } = variablesOf(input)
   try {
-    const config = configFromEnv(env, options)
+    const config = withSigners(configFromEnv(env, options), input)
     // several JWKS algorithms have no variable form: checked here, kept as given
     if (algs !== undefined && algs.length > 1 && config.auth?.mode === 'jwt' && config.auth.jwks) {
       if (!algs.every((alg) => (ASYMMETRIC as readonly string[]).includes(alg)))
@@ -636,12 +742,17 @@ export function tokenConfig(
     return config
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
-    const field = (name: string) => `config.${FIELDS[name as ConfigVariable] ?? name}`
+    const field = (name: string) =>
+      `config.${fields[name] ?? FIELDS[name as ConfigVariable] ?? name}`
+    const names = new RegExp(
+      `\\b(${[...Object.keys(FIELDS), ...Object.keys(fields)].join('|')})\\b`,
+      'g',
+    )
     const expected = error.detail.slice(error.variable.length + 1)
     // "(wrangler secret put SECRET_KEY)" is advice for variables, not for an object
     throw new ConfigError(
       field(error.variable),
-      expected.replace(/ \(wrangler secret put \w+\)/, '').replace(VARIABLE_NAMES, field),
+      expected.replace(/ \(wrangler secret put \w+\)/, '').replace(names, field),
     )
   }
 }
