@@ -25,6 +25,7 @@ import { fail, handleError, handleNotFound } from './errors.ts'
 import { mountPrefix } from './mount.ts'
 import type { RateLimitConfig, ViewerLimit } from './rate-limit.ts'
 import { answerHeaders, requestIdOf, signedAnswer } from './response-headers.ts'
+import type { CdnHealthPolicy } from './session/cdn-health.ts'
 import type { PlaylistCache } from './session/playlist-cache.ts'
 import type { REVOCATION_CACHE_MS } from './session/session-routes.ts'
 import { sessionRoutes } from './session/session-routes.ts'
@@ -96,6 +97,11 @@ export interface TokenAppOptions<E extends Env = BlankEnv> {
   playlists?: PlaylistCache
   /** How the worker fetches playlists from the CDN (default `fetch`). */
   fetcher?: typeof fetch
+  /**
+   * How sessions fail over between several CDNs (`CDNS`): probe interval, timeout, cooldown,
+   * good probes to come back. Default `CDN_HEALTH_DEFAULTS`.
+   */
+  cdnHealth?: Partial<CdnHealthPolicy>
 }
 
 /**
@@ -180,6 +186,7 @@ function tokenRoutes({
   rateLimit,
   playlists,
   fetcher,
+  cdnHealth,
 }: AnyTokenAppOptions) {
   // your authorizer decides alone: AUTH_MODE may be left out (and is still validated when set)
   const reading = { customAuthorizer: authorize !== undefined }
@@ -255,6 +262,7 @@ function tokenRoutes({
         store: sessions,
         playlists,
         fetcher,
+        cdnHealth,
         authorize,
         limitFor,
       }),

@@ -36,6 +36,11 @@ export {
 } from './config.ts'
 export type { RateLimitConfig, RateLimiter, ViewerLimit } from './rate-limit.ts'
 export {
+  CDN_HEALTH_DEFAULTS,
+  type CdnHealthEntry,
+  type CdnHealthPolicy,
+} from './session/cdn-health.ts'
+export {
   durableSessionStore,
   type SessionRegistryNamespace,
   type SessionRegistryStub,

@@ -1,4 +1,4 @@
-import { detectClientIp, signToken } from '@proj/signing'
+import { detectClientIp, type SigningConfig, signToken } from '@proj/signing'
 import type { Context } from 'hono'
 import { Hono } from 'hono/tiny'
 import type { SessionConfig } from '../config.ts'
@@ -7,10 +7,12 @@ import { mountPrefix } from '../mount.ts'
 import { answerHeaders } from '../response-headers.ts'
 import type { TokenAppEnv } from '../types.ts'
 import { sessionNetwork } from './network.ts'
+import type { SessionCdns, SessionFileTarget } from './session-cdns.ts'
 import { SESSION_CORS, type SessionLane, sessionsOf } from './session-lane.ts'
 import { type SessionFile, sessionFile, videoDirectory } from './session-path.ts'
 import { sessionPlaylist } from './session-playlist.ts'
 import type { SessionClaims } from './session-token.ts'
+import type { PlaylistSource } from './upstream-playlists.ts'
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl'
 // the credential: three base64url parts (an empty signature is refused by the verification)
@@ -105,6 +107,50 @@ async function admittedSession(
   return claims
 }
 
+/** Today's URL: one CDN, `secure_link` signed directly (the leaf redirect's fast path). */
+function singleCdnUrl(
+  { clientId, secretKey: secret, cdnDomain, scheme = 'https' }: SigningConfig,
+  lane: SessionLane,
+  { video, expires, rest }: SessionFileTarget,
+  directory: string,
+): string {
+  const token = signToken({ clientId, video, secret, expires }, lane.digest)
+  return `${scheme}://${cdnDomain}${directory}${token}/${expires}/${rest}`
+}
+
+/**
+ * The CDNs to fetch a playlist from, the serving one first: each failure tells the health view
+ * and moves to the next at once, so the viewer's playlist request is answered all the same.
+ */
+async function failoverSources(
+  cdns: SessionCdns,
+  target: SessionFileTarget,
+  suffix: string,
+  timeoutMs: number,
+): Promise<PlaylistSource[]> {
+  const serving = cdns.serving()
+  const order = [serving, ...cdns.cdns.map((cdn) => cdn.id).filter((id) => id !== serving)]
+  return Promise.all(
+    order.map(async (id, index) => ({
+      url: (await cdns.urlFor(id, target)) + suffix,
+      // the last CDN may take the usual time: there is nothing left to fall back to
+      ...(index < order.length - 1 && { timeoutMs }),
+      failed: (failure: string) => cdns.health.failed(id, failure),
+      succeeded: () => cdns.health.succeeded(id),
+    })),
+  )
+}
+
+/** Lets background work finish after the answer (Workers' `waitUntil`; Node just runs it). */
+function keepAlive(c: Context<TokenAppEnv>, work: Promise<unknown>): void {
+  const settled = work.catch(() => undefined)
+  try {
+    c.executionCtx.waitUntil(settled)
+  } catch {
+    // no execution context (Node): the promise runs on by itself
+  }
+}
+
 /**
  * `/s/{video}/{credential}/{file}`: a playlist is fetched from the CDN (cached), rewritten under
  * the session and answered 200; anything else is a 302 to a CDN URL of the session's video
@@ -135,23 +181,25 @@ export function fileRoute(lane: SessionLane) {
       const session = sessionsOf(c.get('tokenConfig'))
       const request = fileRequest(c.req.raw.url, mountPrefix(c))
       const claims = await admittedSession(c, lane, session, request)
-      const {
-        clientId,
-        secretKey: secret,
-        cdnDomain,
-        cdnDomainIp,
-        scheme = 'https',
-      } = c.get('tokenConfig').signing
+      const config = c.get('tokenConfig')
+      const { clientId } = config.signing
       const directory = videoDirectory(clientId, claims.video, claims.type)
       // never past the session's own end: when it ends, so does what it handed out
       const expires = Math.min(
         Math.floor(lane.now() / 1000) + session.leafLifetimeSeconds,
         claims.exp,
       )
-      const token = signToken({ clientId, video: claims.video, secret, expires }, lane.digest)
-      const cdnUrl = `${scheme}://${cdnDomain}${directory}${token}/${expires}/${request.file.rest}`
+      const cdns = lane.cdnsOf(config)
+      const target = { video: claims.video, type: claims.type, expires, rest: request.file.rest }
+      const serving = cdns?.serving()
+      const cdnUrl =
+        cdns === undefined || serving === undefined
+          ? singleCdnUrl(config.signing, lane, target, directory)
+          : await cdns.urlFor(serving, target)
       const { search } = request
       if (request.file.kind === 'leaf') {
+        // several CDNs: the ones due for a probe are probed with this very file, in the background
+        if (cdns !== undefined) keepAlive(c, cdns.probeDue(target))
         const query = search === '' ? '' : new URLSearchParams(search).toString()
         return new Response(null, {
           status: 302,
@@ -172,11 +220,14 @@ export function fileRoute(lane: SessionLane) {
       const text = await lane.upstream.get(
         `${directory}${request.file.rest}${suffix}`,
         claims.type,
-        () => upstream,
+        cdns === undefined
+          ? () => upstream
+          : () => failoverSources(cdns, target, suffix, lane.cdnTimeoutMs),
       )
+      const { cdnDomain, cdnDomainIp } = config.signing
       const body = sessionPlaylist(text, {
         upstream,
-        cdnHosts: [cdnDomain, cdnDomainIp],
+        cdnHosts: cdns?.hosts ?? [cdnDomain, cdnDomainIp],
         directory,
         rest: request.file.rest,
       })

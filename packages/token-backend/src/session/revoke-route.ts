@@ -16,17 +16,27 @@ const revokeBody = v.union(
   'body must be {"session_id": "…"} or {"sub": "…"}',
 )
 
-/** 501 until `SESSION_ADMIN_TOKEN` is set; 401 unless the caller presents it (constant time). */
-const operatorOnly: MiddlewareHandler<TokenAppEnv> = async function operatorOnly(c, next) {
-  const { adminToken } = sessionsOf(c.get('tokenConfig'))
-  if (adminToken === undefined)
-    return fail(501, 'revocation is off: set SESSION_ADMIN_TOKEN to turn it on')
-  const given = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
-  if (given === undefined || !(await timingSafeEqual(given, adminToken))) {
-    c.header('WWW-Authenticate', 'Bearer realm="sessions"')
-    fail(401, 'revocation needs Authorization: Bearer <SESSION_ADMIN_TOKEN>')
+/**
+ * The operator's API (revocation, CDN drains): 501 until `SESSION_ADMIN_TOKEN` is set; 401
+ * unless the caller presents it (compared in constant time). `what` names the API in errors.
+ *
+ * @example
+ * ```ts
+ * new Hono().post('/sessions/revoke', operatorOnly('revocation'), revoke)
+ * ```
+ */
+export function operatorOnly(what: string): MiddlewareHandler<TokenAppEnv> {
+  return async function operatorOnly(c, next) {
+    const { adminToken } = sessionsOf(c.get('tokenConfig'))
+    if (adminToken === undefined)
+      return fail(501, `${what} is off: set SESSION_ADMIN_TOKEN to turn it on`)
+    const given = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
+    if (given === undefined || !(await timingSafeEqual(given, adminToken))) {
+      c.header('WWW-Authenticate', 'Bearer realm="sessions"')
+      fail(401, `${what} needs Authorization: Bearer <SESSION_ADMIN_TOKEN>`)
+    }
+    return next()
   }
-  return next()
 }
 
 /**
@@ -41,7 +51,7 @@ const operatorOnly: MiddlewareHandler<TokenAppEnv> = async function operatorOnly
 export function revokeRoute({ now, audit, storeOf }: SessionLane) {
   return new Hono<TokenAppEnv>().post(
     '/sessions/revoke',
-    operatorOnly,
+    operatorOnly('revocation'),
     sValidator('json', revokeBody, (result) => {
       if (!result.success) fail(400, result.error[0]?.message ?? 'invalid body')
     }),

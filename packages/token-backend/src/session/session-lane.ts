@@ -1,13 +1,16 @@
 import type { TokenDigest } from '@proj/signing'
 import type { Context } from 'hono'
 import type { AuditSink } from '../audit-log.ts'
+import { cdnSigners } from '../cdn-record.ts'
 import type { SessionConfig, TokenWorkerConfig } from '../config.ts'
 import { fail } from '../errors.ts'
 import type { TokenAppEnv } from '../types.ts'
 import type { AdmissionRules } from '../viewer-request.ts'
+import { CDN_HEALTH_DEFAULTS, type CdnHealthPolicy } from './cdn-health.ts'
 import { durableSessionStore } from './durable-session-store.ts'
 import { cacheApiPlaylists, memoryPlaylists, type PlaylistCache } from './playlist-cache.ts'
 import { type RefusedSession, refusedSession } from './session-audit.ts'
+import { type SessionCdns, sessionCdns } from './session-cdns.ts'
 import { cachedSessionStore, memorySessionStore, type SessionStore } from './session-store.ts'
 import { verifiedSessions } from './session-token.ts'
 import { upstreamPlaylists } from './upstream-playlists.ts'
@@ -34,6 +37,8 @@ export interface SessionRouteOptions extends AdmissionRules {
   playlists: PlaylistCache | undefined
   /** How the worker reaches the CDN (tests inject one). */
   fetcher: typeof fetch | undefined
+  /** How sessions fail over between several CDNs; default {@link CDN_HEALTH_DEFAULTS}. */
+  cdnHealth?: Partial<CdnHealthPolicy> | undefined
 }
 
 /** A refusal's audit line, without what the log adds (event, time, request ID). */
@@ -75,9 +80,14 @@ export function sessionLane({
   store,
   playlists,
   fetcher,
+  cdnHealth,
   ...admission
 }: SessionRouteOptions) {
   const stores = new WeakMap<object, SessionStore>()
+  const fetchCdn: typeof fetch = fetcher ?? ((input, init) => fetch(input, init))
+  const policy = { ...CDN_HEALTH_DEFAULTS, ...cdnHealth }
+  // one health view per configuration, as long as the app lives (Workers: per environment)
+  const cdnsByConfig = new WeakMap<TokenWorkerConfig, SessionCdns | undefined>()
   const localStore = memorySessionStore({}, now)
   const refusals = new Set<string>()
   const noteRefusal = (c: Context<TokenAppEnv>, line: Refusal) => {
@@ -98,8 +108,24 @@ export function sessionLane({
         (typeof caches !== 'undefined' && 'default' in caches
           ? cacheApiPlaylists((caches as unknown as { default: Cache }).default)
           : memoryPlaylists({}, now)),
-      fetcher ?? ((input, init) => fetch(input, init)),
+      fetchCdn,
     ),
+    /** How long a CDN may take to answer a playlist when another CDN could answer instead. */
+    cdnTimeoutMs: policy.timeoutMs,
+    /** The CDNs sessions fail over between; `undefined` with one CDN. */
+    cdnsOf(config: TokenWorkerConfig): SessionCdns | undefined {
+      if (!cdnsByConfig.has(config))
+        cdnsByConfig.set(
+          config,
+          sessionCdns(config, {
+            policy,
+            now,
+            fetcher: fetchCdn,
+            signers: cdnSigners(config, digest),
+          }),
+        )
+      return cdnsByConfig.get(config)
+    },
     storeOf(c: Context<TokenAppEnv>): SessionStore {
       if (store) return store
       const binding = c.env?.SESSION_REGISTRY

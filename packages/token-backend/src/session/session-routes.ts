@@ -1,6 +1,7 @@
 import { Hono } from 'hono/tiny'
 import { fail } from '../errors.ts'
 import type { TokenAppEnv } from '../types.ts'
+import { cdnRoute } from './cdn-route.ts'
 import { fileRoute } from './file-route.ts'
 import { issueRoute } from './issue-route.ts'
 import { revokeRoute } from './revoke-route.ts'
@@ -13,7 +14,9 @@ export { REVOCATION_CACHE_MS, type SessionRouteOptions } from './session-lane.ts
  * The session lane: `GET /session` issues a session URL (`issue-route.ts`);
  * `/s/{video}/{credential}/{file}` serves its playlists, fetched from the CDN and rewritten, and
  * redirects its segments, keys and init sections to CDN URLs signed at that moment
- * (`file-route.ts`); `POST /sessions/revoke` ends sessions (`revoke-route.ts`).
+ * (`file-route.ts`), on the CDN that serves sessions now when there are several
+ * (`session-cdns.ts`, `cdn-health.ts`); `POST /sessions/revoke` ends sessions (`revoke-route.ts`);
+ * `/cdns` is the operator's CDN switch (`cdn-route.ts`).
  *
  * @example
  * ```ts
@@ -25,6 +28,7 @@ export function sessionRoutes(options: SessionRouteOptions) {
   return new Hono<TokenAppEnv>()
     .route('/', issueRoute(lane))
     .route('/', revokeRoute(lane))
+    .route('/', cdnRoute(lane))
     .route('/', fileRoute(lane))
     .on(['POST', 'PUT', 'PATCH', 'DELETE'], ['/s/*', '/session'], function notAllowed(c) {
       c.header('Allow', 'GET, HEAD, OPTIONS')

@@ -2,15 +2,95 @@ import { fail } from '../errors.ts'
 import { type PlaylistCache, playlistTtl } from './playlist-cache.ts'
 
 /** How long the worker waits for the CDN's playlist: players retry sooner than a hung fetch. */
-const UPSTREAM_TIMEOUT_MS = 10_000
+export const UPSTREAM_TIMEOUT_MS = 10_000
 /** Largest playlist the worker reads (a 24-h VOD of 2-s segments is about 3 MB). */
 const MAX_PLAYLIST_BYTES = 8 * 1024 * 1024
 
+/** One place a playlist can be fetched from: one CDN's signed URL, told how its fetch went. */
+export interface PlaylistSource {
+  url: string
+  /** Default {@link UPSTREAM_TIMEOUT_MS}; shorter when another CDN can answer instead. */
+  timeoutMs?: number
+  /** This CDN failed the fetch: its status, `timeout` or `network`. */
+  failed?(failure: string): void
+  /** This CDN answered the playlist. */
+  succeeded?(): void
+}
+
+/** One signed URL, or CDNs to try in order (the next one when a CDN fails: never on a 404). */
+export type PlaylistSources = string | readonly PlaylistSource[]
+
+/** A fetch that went wrong, and whether the CDN is to blame (then the next one is tried). */
+interface Miss {
+  status: 404 | 502 | 504
+  message: string
+  /** What the CDN did wrong; `undefined` for a 404, which another CDN would answer too. */
+  failure: string | undefined
+}
+
+const miss = (status: 404 | 502 | 504, message: string, failure?: string): Miss => ({
+  status,
+  message,
+  failure,
+})
+
+/** A playlist as the CDN answered it. */
+interface Hit {
+  text: string
+  cacheControl: string | null
+}
+
+/** Fetches and checks one playlist from one CDN: its text, or what went wrong. */
+async function fetchPlaylist(
+  fetcher: typeof fetch,
+  key: string,
+  { url, timeoutMs = UPSTREAM_TIMEOUT_MS }: PlaylistSource,
+): Promise<Hit | Miss> {
+  let response: Response
+  try {
+    response = await fetcher(url, { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
+  } catch (error) {
+    if (error instanceof Error && error.name === 'TimeoutError')
+      return miss(
+        504,
+        `the CDN did not answer the playlist within ${timeoutMs / 1000} s`,
+        'timeout',
+      )
+    return miss(502, 'the CDN could not be reached for the playlist', 'network')
+  }
+  const { status } = response
+  if (status !== 200) await response.body?.cancel()
+  if (status === 404 || status === 400)
+    return miss(404, `no such playlist: ${key.split('/').slice(3).join('/')}`)
+  if (status === 403 || status === 410) {
+    // the worker's own URL: the signing configuration does not match the CDN's
+    console.error(
+      `token-worker: the CDN answered ${status} to a session playlist URL: check SECRET_KEY, CLIENT_ID and CDN_DOMAIN`,
+    )
+    return miss(
+      502,
+      `the CDN refused the playlist URL signed by this worker (${status})`,
+      `${status}`,
+    )
+  }
+  if (status !== 200) return miss(502, `the CDN answered ${status} for the playlist`, `${status}`)
+  const length = Number(response.headers.get('content-length') ?? 0)
+  if (length > MAX_PLAYLIST_BYTES) {
+    await response.body?.cancel()
+    return miss(502, 'the playlist is larger than the worker reads', 'oversize')
+  }
+  const text = await response.text()
+  if (!text.startsWith('#EXTM3U') || text.length > MAX_PLAYLIST_BYTES)
+    return miss(502, 'the CDN answered something that is not a playlist', 'not-a-playlist')
+  return { text, cacheControl: response.headers.get('cache-control') }
+}
+
 /**
  * Fetches playlists from the CDN through a cache, one request at a time per path (viewers who
- * ask together share one fetch). `key` names the playlist without any token; `url()` signs the
- * CDN URL only when a fetch is needed. Failures are `{error}` answers: 404 when the CDN has no
- * such playlist, 502 when the CDN refuses the worker's own URL or cannot be read.
+ * ask together share one fetch). `key` names the playlist without any token; `sources()` signs
+ * the CDN URL (or each CDN's, tried in order) only when a fetch is needed. Failures are `{error}`
+ * answers: 404 when the CDN has no such playlist, 502 when the CDN refuses the worker's own URL
+ * or cannot be read, 504 when it does not answer; with several CDNs, the last one's.
  *
  * @example
  * ```ts
@@ -20,58 +100,41 @@ const MAX_PLAYLIST_BYTES = 8 * 1024 * 1024
  */
 export function upstreamPlaylists(cache: PlaylistCache, fetcher: typeof fetch = fetch) {
   const inFlight = new Map<string, Promise<string>>()
-  const load = async (key: string, type: 'vod' | 'live', url: string): Promise<string> => {
-    let response: Response
-    try {
-      response = await fetcher(url, {
-        redirect: 'manual',
-        signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
-      })
-    } catch (error) {
-      if (error instanceof Error && error.name === 'TimeoutError')
-        return fail(
-          504,
-          `the CDN did not answer the playlist within ${UPSTREAM_TIMEOUT_MS / 1000} s`,
-        )
-      return fail(502, 'the CDN could not be reached for the playlist')
+  const load = async (
+    key: string,
+    type: 'vod' | 'live',
+    given: PlaylistSources,
+  ): Promise<string> => {
+    const sources = typeof given === 'string' ? [{ url: given }] : given
+    let last: Miss = miss(502, 'no CDN to fetch the playlist from', 'none')
+    for (const source of sources) {
+      const outcome = await fetchPlaylist(fetcher, key, source)
+      if ('text' in outcome) {
+        source.succeeded?.()
+        const ttl = playlistTtl(outcome.cacheControl, type)
+        // a cache that cannot store never fails the viewer
+        if (ttl > 0) await cache.put(key, outcome.text, ttl).catch(() => undefined)
+        return outcome.text
+      }
+      last = outcome
+      if (outcome.failure === undefined) break
+      source.failed?.(outcome.failure)
     }
-    const { status } = response
-    if (status === 404 || status === 400) {
-      await response.body?.cancel()
-      return fail(404, `no such playlist: ${key.split('/').slice(3).join('/')}`)
-    }
-    if (status === 403 || status === 410) {
-      await response.body?.cancel()
-      // the worker's own URL: the signing configuration does not match the CDN's
-      console.error(
-        `token-worker: the CDN answered ${status} to a session playlist URL: check SECRET_KEY, CLIENT_ID and CDN_DOMAIN`,
-      )
-      return fail(502, `the CDN refused the playlist URL signed by this worker (${status})`)
-    }
-    if (status !== 200) {
-      await response.body?.cancel()
-      return fail(502, `the CDN answered ${status} for the playlist`)
-    }
-    const length = Number(response.headers.get('content-length') ?? 0)
-    if (length > MAX_PLAYLIST_BYTES) {
-      await response.body?.cancel()
-      return fail(502, 'the playlist is larger than the worker reads')
-    }
-    const text = await response.text()
-    if (!text.startsWith('#EXTM3U') || text.length > MAX_PLAYLIST_BYTES)
-      return fail(502, 'the CDN answered something that is not a playlist')
-    const ttl = playlistTtl(response.headers.get('cache-control'), type)
-    // a cache that cannot store never fails the viewer
-    if (ttl > 0) await cache.put(key, text, ttl).catch(() => undefined)
-    return text
+    return fail(last.status, last.message)
   }
   return {
-    async get(key: string, type: 'vod' | 'live', url: () => string): Promise<string> {
+    async get(
+      key: string,
+      type: 'vod' | 'live',
+      sources: () => PlaylistSources | Promise<PlaylistSources>,
+    ): Promise<string> {
       const cached = await cache.get(key).catch(() => undefined)
       if (cached !== undefined) return cached
       let pending = inFlight.get(key)
       if (pending === undefined) {
-        pending = load(key, type, url()).finally(() => inFlight.delete(key))
+        pending = Promise.resolve(sources())
+          .then((given) => load(key, type, given))
+          .finally(() => inFlight.delete(key))
         inFlight.set(key, pending)
       }
       return pending

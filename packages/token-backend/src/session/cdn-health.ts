@@ -1,0 +1,166 @@
+/** How the session lane judges its CDNs. Defaults: {@link CDN_HEALTH_DEFAULTS}. */
+export interface CdnHealthPolicy {
+  /** Each CDN is probed at most this often, and only while sessions ask for files (ms). */
+  probeIntervalMs: number
+  /** A probe or a playlist fetch with no answer within this is a failure: a hanging CDN (ms). */
+  timeoutMs: number
+  /** A CDN that failed serves nothing for at least this long after its last failure (ms). */
+  cooldownMs: number
+  /** Probes in a row that must succeed, after the cooldown, before a CDN serves again. */
+  recoverAfter: number
+}
+
+/**
+ * The session lane's defaults. A probe a second bounds detection to about one leaf of 2 s (a
+ * refusal or a 5xx is seen at once, a hang after `timeoutMs`); the 10-s cooldown and two good
+ * probes in a row keep a CDN that answers now and then from taking sessions back and forth.
+ *
+ * @example
+ * ```ts
+ * createTokenApp({ cdnHealth: { ...CDN_HEALTH_DEFAULTS, cooldownMs: 30_000 } })
+ * ```
+ */
+export const CDN_HEALTH_DEFAULTS: Readonly<CdnHealthPolicy> = Object.freeze({
+  probeIntervalMs: 1000,
+  timeoutMs: 1500,
+  cooldownMs: 10_000,
+  recoverAfter: 2,
+})
+
+/** One CDN as {@link CdnHealth.view} reports it (the `GET /cdns` answer). */
+export interface CdnHealthEntry {
+  id: string
+  /** `failed`: refused, answered 5xx or hung; `drained`: taken out by the operator. */
+  state: 'healthy' | 'failed' | 'drained'
+  /** What the last failure was (`403`, `503`, `timeout`, `network`), while failed. */
+  failure?: string
+  /** Unix ms of the last failure, while failed. */
+  failed_at?: number
+}
+
+interface CdnState {
+  drained: boolean
+  /** Unix ms of the last failure; `undefined` while healthy. */
+  failedAt: number | undefined
+  failure: string
+  /** Good probes since the last failure. */
+  goodInARow: number
+  lastProbeAt: number
+  probing: boolean
+}
+
+/**
+ * What one process (or Workers isolate) knows of its CDNs' health, from the signals it sees
+ * itself: its probes and its own playlist fetches, and the operator's drains. Sessions are served
+ * by {@link serving}: the preferred CDN that is neither failed nor drained. A failed CDN comes
+ * back once its cooldown has passed since its last failure and `recoverAfter` probes in a row
+ * succeeded, so one outage moves sessions away once and back once.
+ *
+ * @example
+ * ```ts
+ * const health = new CdnHealth(['primary', 'b'], CDN_HEALTH_DEFAULTS, Date.now)
+ * health.failed('primary', '503')
+ * health.serving() // 'b'
+ * ```
+ */
+export class CdnHealth {
+  readonly #states = new Map<string, CdnState>()
+  readonly #order: readonly string[]
+  readonly #policy: CdnHealthPolicy
+  readonly #now: () => number
+
+  /** `ids` preferred first. */
+  constructor(ids: readonly string[], policy: CdnHealthPolicy, now: () => number) {
+    this.#order = ids
+    this.#policy = policy
+    this.#now = now
+    for (const id of ids)
+      this.#states.set(id, {
+        drained: false,
+        failedAt: undefined,
+        failure: '',
+        goodInARow: 0,
+        lastProbeAt: Number.NEGATIVE_INFINITY,
+        probing: false,
+      })
+  }
+
+  #state(id: string): CdnState {
+    const state = this.#states.get(id)
+    if (state === undefined) throw new RangeError(`no CDN ${id}`)
+    return state
+  }
+
+  #healthy(state: CdnState): boolean {
+    if (state.failedAt === undefined) return true
+    const { cooldownMs, recoverAfter } = this.#policy
+    if (this.#now() - state.failedAt < cooldownMs || state.goodInARow < recoverAfter) return false
+    state.failedAt = undefined
+    return true
+  }
+
+  /**
+   * The CDN sessions are served by now: the preferred healthy one that is not drained; when
+   * every CDN failed, the preferred one not drained (it may be back first); when every CDN is
+   * drained, the preferred one.
+   */
+  serving(): string {
+    const live = this.#order.filter((id) => !this.#state(id).drained)
+    const first = live[0] ?? (this.#order[0] as string)
+    return live.find((id) => this.#healthy(this.#state(id))) ?? first
+  }
+
+  /** The CDN `id` failed (`failure`: the status, `timeout` or `network`). */
+  failed(id: string, failure: string): void {
+    const state = this.#state(id)
+    state.failedAt = this.#now()
+    state.failure = failure
+    state.goodInARow = 0
+  }
+
+  /** The CDN `id` answered as it should. */
+  succeeded(id: string): void {
+    const state = this.#state(id)
+    if (state.failedAt !== undefined) state.goodInARow++
+  }
+
+  /**
+   * Whether `id` is due for a probe (none in flight, none within `probeIntervalMs`); when it
+   * is, the probe counts as started: call {@link probed} when it ends.
+   */
+  claimProbe(id: string): boolean {
+    const state = this.#state(id)
+    const at = this.#now()
+    if (state.probing || at - state.lastProbeAt < this.#policy.probeIntervalMs) return false
+    state.probing = true
+    state.lastProbeAt = at
+    return true
+  }
+
+  /** The probe of `id` ended: `failure` is what went wrong, `undefined` if it succeeded. */
+  probed(id: string, failure: string | undefined): void {
+    this.#state(id).probing = false
+    if (failure === undefined) this.succeeded(id)
+    else this.failed(id, failure)
+  }
+
+  /** The operator takes `id` out (`true`) or puts it back (`false`). */
+  drain(id: string, drained: boolean): void {
+    this.#state(id).drained = drained
+  }
+
+  /** Whether `id` is one of these CDNs. */
+  has(id: string): boolean {
+    return this.#states.has(id)
+  }
+
+  /** Every CDN's state, preferred first. */
+  view(): CdnHealthEntry[] {
+    return this.#order.map((id) => {
+      const state = this.#state(id)
+      if (state.drained) return { id, state: 'drained' }
+      if (this.#healthy(state)) return { id, state: 'healthy' }
+      return { id, state: 'failed', failure: state.failure, failed_at: state.failedAt as number }
+    })
+  }
+}
