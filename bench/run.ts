@@ -11,6 +11,7 @@ const benches = {
   workerd: 'token-worker/workerd.ts',
   sessions: 'token-worker/sessions.ts',
   'redis-leaf': 'token-worker/node-redis-leaf.ts',
+  'multi-cdn': 'multi-cdn.ts',
   bundle: 'token-worker/bundle.ts',
   herd: 'herd.ts',
   playback: 'playback/playback.ts',

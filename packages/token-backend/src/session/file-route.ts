@@ -199,7 +199,8 @@ export function fileRoute(lane: SessionLane) {
       const { search } = request
       if (request.file.kind === 'leaf') {
         // several CDNs: the ones due for a probe are probed with this very file, in the background
-        if (cdns !== undefined) keepAlive(c, cdns.probeDue(target))
+        const probes = cdns?.probeDue(target)
+        if (probes !== undefined) keepAlive(c, probes)
         const query = search === '' ? '' : new URLSearchParams(search).toString()
         return new Response(null, {
           status: 302,

@@ -23,6 +23,9 @@ export interface SessionFileTarget {
 /** The CDNs of one configuration as the session lane uses them. */
 export type SessionCdns = NonNullable<ReturnType<typeof sessionCdns>>
 
+/** Signed bases kept at most (a few seconds' worth of distinct videos; then started afresh). */
+const SIGNED_CACHE_SIZE = 1000
+
 /** Everything before the master file of a signer's URL: the base its other files share. */
 const baseOf = (url: string): string => {
   const query = url.indexOf('?')
@@ -69,12 +72,21 @@ export function sessionCdns(
     id: cdn.id,
     hosts: [cdn.cdnDomain, cdn.cdnDomainIp],
   }))
+  // the leaves of one video asked within the same second share their signature
+  const signed = new Map<string, { base: string; query: string }>()
   const urlFor = async (id: string, { video, type, expires, rest }: SessionFileTarget) => {
-    const entry = byId.get(id)
-    if (entry === undefined) throw new RangeError(`no CDN ${id}`)
-    // the session lane hands out plain tokens: the client's address is not signed in
-    const pair = await entry.signer.sign({ video, type, expires, clientIp: '0.0.0.0' })
-    return baseOf(pair.url) + rest + queryOf(pair.url)
+    const key = `${id} ${type} ${expires} ${video}`
+    let found = signed.get(key)
+    if (found === undefined) {
+      const entry = byId.get(id)
+      if (entry === undefined) throw new RangeError(`no CDN ${id}`)
+      // the session lane hands out plain tokens: the client's address is not signed in
+      const pair = await entry.signer.sign({ video, type, expires, clientIp: '0.0.0.0' })
+      found = { base: baseOf(pair.url), query: queryOf(pair.url) }
+      if (signed.size >= SIGNED_CACHE_SIZE) signed.clear()
+      signed.set(key, found)
+    }
+    return found.base + rest + found.query
   }
   /** HEAD of `target` on `id`: `undefined` when the CDN answered as it should, else why not. */
   const probe = async (id: string, target: SessionFileTarget): Promise<string | undefined> => {
@@ -100,10 +112,11 @@ export function sessionCdns(
     urlFor,
     /**
      * Probes, in the background, every CDN due for one with the file a session is sent to now;
-     * resolves when they ended (Workers: hand it to `waitUntil`).
+     * resolves when they ended (Workers: hand it to `waitUntil`). `undefined`: none was due.
      */
-    probeDue(target: SessionFileTarget): Promise<void> {
+    probeDue(target: SessionFileTarget): Promise<void> | undefined {
       const due = cdns.filter(({ id }) => health.claimProbe(id))
+      if (due.length === 0) return undefined
       return Promise.all(
         due.map(async ({ id }) => health.probed(id, await probe(id, target))),
       ).then(() => undefined)
