@@ -191,16 +191,22 @@ export function fileRoute(lane: SessionLane) {
       )
       const cdns = lane.cdnsOf(config)
       const target = { video: claims.video, type: claims.type, expires, rest: request.file.rest }
-      const serving = cdns?.serving()
-      const cdnUrl =
-        cdns === undefined || serving === undefined
-          ? singleCdnUrl(config.signing, lane, target, directory)
-          : await cdns.urlFor(serving, target)
       const { search } = request
-      if (request.file.kind === 'leaf') {
-        // several CDNs: the ones due for a probe are probed with this very file, in the background
-        const probes = cdns?.probeDue(target)
-        if (probes !== undefined) keepAlive(c, probes)
+      const leaf = request.file.kind === 'leaf'
+      // Several CDNs: those due for a probe are probed with this very leaf. The serving CDN's
+      // probe is waited for (one leaf a second, one CDN round trip; a hang, the probe timeout),
+      // so that the leaf that discovers a failure already goes to the next CDN: a client that
+      // does not retry loses nothing to a refusal or a 5xx. The others' run in the background.
+      if (leaf && cdns !== undefined) {
+        const { serving, others } = cdns.probeDue(target)
+        if (others !== undefined) keepAlive(c, others)
+        if (serving !== undefined) await serving
+      }
+      const cdnUrl =
+        cdns === undefined
+          ? singleCdnUrl(config.signing, lane, target, directory)
+          : await cdns.urlFor(cdns.serving(), target)
+      if (leaf) {
         const query = search === '' ? '' : new URLSearchParams(search).toString()
         return new Response(null, {
           status: 302,

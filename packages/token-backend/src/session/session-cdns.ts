@@ -111,15 +111,24 @@ export function sessionCdns(
     serving: () => health.serving(),
     urlFor,
     /**
-     * Probes, in the background, every CDN due for one with the file a session is sent to now;
-     * resolves when they ended (Workers: hand it to `waitUntil`). `undefined`: none was due.
+     * Probes every CDN due for one with the file a session is sent to now: `serving`, the probe
+     * of the CDN serving sessions now, `others` the rest's, each resolving when done (Workers:
+     * hand `others` to `waitUntil`); `undefined` where none was due.
      */
-    probeDue(target: SessionFileTarget): Promise<void> | undefined {
-      const due = cdns.filter(({ id }) => health.claimProbe(id))
-      if (due.length === 0) return undefined
-      return Promise.all(
-        due.map(async ({ id }) => health.probed(id, await probe(id, target))),
-      ).then(() => undefined)
+    probeDue(target: SessionFileTarget): {
+      serving: Promise<void> | undefined
+      others: Promise<void> | undefined
+    } {
+      const current = health.serving()
+      const run = (id: string) =>
+        health.claimProbe(id)
+          ? probe(id, target).then((failure) => health.probed(id, failure))
+          : undefined
+      const others = cdns.flatMap(({ id }) => (id === current ? [] : (run(id) ?? [])))
+      return {
+        serving: run(current),
+        others: others.length === 0 ? undefined : Promise.all(others).then(() => undefined),
+      }
     },
   }
 }
