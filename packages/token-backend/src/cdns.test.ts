@@ -108,6 +108,17 @@ describe('GET /token with several CDNs', () => {
     }
   })
 
+  it("rotating one CDN's secret changes that CDN's tokens only", async () => {
+    const before = await token(twoMore)
+    const rotated = await token({ ...twoMore, SECRET_KEY: 'test-secret-rotated' })
+    const byId = (record: TokenRecord) =>
+      Object.fromEntries((record.cdns ?? []).map((cdn) => [cdn.id, cdn]))
+    expect(byId(rotated).b).toEqual(byId(before).b)
+    expect(byId(rotated).c).toEqual(byId(before).c)
+    expect(byId(rotated).primary?.token).not.toBe(byId(before).primary?.token)
+    expect(verdict(rotated.url, 'test-secret-rotated', '')).toBe(200)
+  })
+
   it('orders by priority, lower first, and the six fields stay the primary CDN', async () => {
     const record = await token({
       ...twoMore,
