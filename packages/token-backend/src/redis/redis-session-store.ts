@@ -49,7 +49,7 @@ return 1
  * Every call waits at most `timeoutMs`, then throws `StoreUnavailableError`.
  *
  * Keys: `<prefix>session:<sid>:networks` (set), `<prefix>session:<sid>:revoked`,
- * `<prefix>viewer:<sub>:revoked-at` (Unix s). `isRevoked` reads two keys with one `MGET`, so on
+ * `<prefix>viewer:<sub>:revoked-at` (Unix s), `<prefix>cdns:drained` (set of CDN ids, no expiry). `isRevoked` reads two keys with one `MGET`, so on
  * Redis Cluster use a single node (or a prefix that pins both to one slot).
  *
  * @example
@@ -68,6 +68,7 @@ export function redisSessionStore(
   const sessionKey = (sid: string, what: 'networks' | 'revoked') =>
     `${prefix}session:${sid}:${what}`
   const viewerKey = (sub: string) => `${prefix}viewer:${sub}:revoked-at`
+  const drainedKey = `${prefix}cdns:drained`
   return {
     async admitNetwork(session, network, max) {
       const keys = [sessionKey(session.sid, 'networks')]
@@ -89,6 +90,12 @@ export function redisSessionStore(
     async revokeViewer(sub, atSeconds, untilSeconds) {
       const args = [String(atSeconds), String(untilSeconds)]
       await runScript(client, REVOKE, [viewerKey(sub)], args, timeoutMs)
+    },
+    async drainedCdns() {
+      return (await redisCommand(client, ['SMEMBERS', drainedKey], timeoutMs)) as string[]
+    },
+    async drainCdn(cdn, drained) {
+      await redisCommand(client, [drained ? 'SADD' : 'SREM', drainedKey, cdn], timeoutMs)
     },
   }
 }

@@ -149,6 +149,11 @@ export class CdnHealth {
     this.#state(id).drained = drained
   }
 
+  /** Exactly `ids` are drained (what the shared store says); unknown ids are ignored. */
+  drainOnly(ids: readonly string[]): void {
+    for (const [id, state] of this.#states) state.drained = ids.includes(id)
+  }
+
   /** Whether `id` is one of these CDNs. */
   has(id: string): boolean {
     return this.#states.has(id)

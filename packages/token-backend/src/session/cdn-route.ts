@@ -16,7 +16,8 @@ const drainBody = v.strictObject(
  * The operator's CDN switch for sessions, beside revocation: `GET /cdns` (what this instance
  * sees: which CDN serves sessions, each CDN's state), `POST /cdns/drain` `{"cdn": "primary"}`
  * (sessions leave it at their next file), `POST /cdns/undrain` (they may come back). A drain
- * holds in the process (Workers: the isolate) that answered it, until undrained or restarted.
+ * is kept in the session store (Durable Object, Redis, memory: every instance sharing it
+ * drains alike within a second); with a store of your own without `drainCdn`, in the process.
  *
  * @example
  * ```ts
@@ -31,20 +32,24 @@ export function cdnRoute(lane: SessionLane) {
     if (!result.success) fail(400, result.error[0]?.message ?? 'invalid body')
   })
   return new Hono<TokenAppEnv>()
-    .get('/cdns', operatorOnly('the CDN switch'), function cdnView(c) {
+    .get('/cdns', operatorOnly('the CDN switch'), async function cdnView(c) {
       const cdns = cdnsOf(c.get('tokenConfig'))
+      await lane.syncDrains(c, cdns)
       return c.json({ serving: cdns.serving(), cdns: cdns.health.view() }, 200, answerHeaders(c))
     })
     .post(
       '/cdns/:action{drain|undrain}',
       operatorOnly('the CDN switch'),
       validBody,
-      function drainCdn(c) {
+      async function drainCdn(c) {
         const cdns = cdnsOf(c.get('tokenConfig'))
         const { cdn } = c.req.valid('json')
         if (!cdns.health.has(cdn))
           fail(404, `no CDN ${cdn}: the CDNs are ${cdns.cdns.map(({ id }) => id).join(', ')}`)
         const drained = c.req.param('action') === 'drain'
+        // in the shared store when it keeps drains (every instance), else in this process
+        const store = lane.storeOf(c)
+        if (store.drainCdn !== undefined) await store.drainCdn(cdn, drained)
         cdns.health.drain(cdn, drained)
         lane.audit(
           JSON.stringify({

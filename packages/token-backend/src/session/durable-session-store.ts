@@ -5,6 +5,8 @@ export interface SessionRegistryStub {
   admit(network: string, max: number, untilSeconds: number): Promise<boolean>
   revokedAt(): Promise<number | undefined>
   revoke(atSeconds: number, untilSeconds: number): Promise<void>
+  drainedCdns(): Promise<string[]>
+  drainCdn(cdn: string, drained: boolean): Promise<void>
 }
 
 /** The `SESSION_REGISTRY` Durable Object namespace binding, as far as the store needs it. */
@@ -15,7 +17,7 @@ export interface SessionRegistryNamespace {
 /**
  * The {@link SessionStore} on Workers: a `SessionRegistry` Durable Object per session and per
  * viewer (strongly consistent, unlike KV, whose changes take up to a minute to reach every
- * location: longer than a leaf lives).
+ * location: longer than a leaf lives); the operator's CDN drains in one more (`cdns`).
  *
  * @example
  * ```ts
@@ -35,5 +37,8 @@ export function durableSessionStore(registry: SessionRegistryNamespace): Session
     },
     revokeSession: (sid, until) => registry.getByName(`session:${sid}`).revoke(0, until),
     revokeViewer: (sub, at, until) => registry.getByName(`viewer:${sub}`).revoke(at, until),
+    // the operator's drains: one small object for the whole deployment (read once a second per isolate)
+    drainedCdns: () => registry.getByName('cdns').drainedCdns(),
+    drainCdn: (cdn, drained) => registry.getByName('cdns').drainCdn(cdn, drained),
   }
 }

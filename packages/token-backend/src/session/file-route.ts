@@ -193,6 +193,7 @@ export function fileRoute(lane: SessionLane) {
       const target = { video: claims.video, type: claims.type, expires, rest: request.file.rest }
       const { search } = request
       const leaf = request.file.kind === 'leaf'
+      if (cdns !== undefined) await lane.syncDrains(c, cdns)
       // Several CDNs: those due for a probe are probed with this very leaf. The serving CDN's
       // probe is waited for (one leaf a second, one CDN round trip; a hang, the probe timeout),
       // so that the leaf that discovers a failure already goes to the next CDN: a client that

@@ -138,6 +138,16 @@ export function sessionLane({
       return found
     },
     noteRefusal,
+    /**
+     * Brings `cdns`' drains up to date with the store's, when the store keeps them (every
+     * instance then drains alike); a store that cannot answer leaves them as they were.
+     */
+    async syncDrains(c: Context<TokenAppEnv>, cdns: SessionCdns): Promise<void> {
+      const shared = this.storeOf(c)
+      if (shared.drainedCdns === undefined) return
+      const drained = await shared.drainedCdns().catch(() => undefined)
+      if (drained !== undefined) cdns.health.drainOnly(drained)
+    },
     /** Audits the refusal (once) and throws its `{error}` answer. */
     refuse(c: Context<TokenAppEnv>, status: 403 | 410, message: string, line: Refusal): never {
       noteRefusal(c, line)

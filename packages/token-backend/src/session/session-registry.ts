@@ -2,7 +2,8 @@ import { DurableObject } from 'cloudflare:workers'
 
 /**
  * The Durable Object behind `durableSessionStore`: one instance per session (`session:<sid>`)
- * and one per viewer (`viewer:<sub>`), so no single object sees every request. Each keeps a few
+ * and one per viewer (`viewer:<sub>`), so no single object sees every request; one more
+ * (`cdns`) keeps the CDNs the operator drained. Each keeps a few
  * keys in its own SQLite storage and deletes them all at an alarm once nothing can need them.
  * Export it from the worker's entry (`export { SessionRegistry } from '@proj/token-backend/session-registry'`).
  *
@@ -34,6 +35,17 @@ export class SessionRegistry extends DurableObject {
     const before = (await this.ctx.storage.get<number>('revokedAt')) ?? 0
     await this.ctx.storage.put('revokedAt', Math.max(before, atSeconds))
     await this.#keepUntil(untilSeconds)
+  }
+
+  /** The CDNs drained by the operator (the `cdns` object only; kept until undrained). */
+  async drainedCdns(): Promise<string[]> {
+    return (await this.ctx.storage.get<string[]>('drained')) ?? []
+  }
+
+  /** Drains or undrains `cdn`. */
+  async drainCdn(cdn: string, drained: boolean): Promise<void> {
+    const before = (await this.drainedCdns()).filter((id) => id !== cdn)
+    await this.ctx.storage.put('drained', drained ? [...before, cdn] : before)
   }
 
   override async alarm(): Promise<void> {

@@ -30,6 +30,13 @@ export interface SessionStore {
    * (when the last of them has expired).
    */
   revokeViewer(sub: string, atSeconds: number, untilSeconds: number): Promise<void>
+  /**
+   * The CDNs the operator drained (`POST /cdns/drain`), for every instance. Optional: a store
+   * without it keeps drains in each process.
+   */
+  drainedCdns?(): Promise<string[]>
+  /** Drains (`true`) or undrains a CDN for every instance sharing the store. */
+  drainCdn?(cdn: string, drained: boolean): Promise<void>
 }
 
 interface Entry {
@@ -55,6 +62,7 @@ export function memorySessionStore(
   now: () => number = Date.now,
 ): SessionStore & { readonly size: number } {
   const entries = new Map<string, Entry>()
+  const drained = new Set<string>()
   let swept = 0
   const nowSeconds = () => Math.floor(now() / 1000)
   const sweep = () => {
@@ -97,6 +105,13 @@ export function memorySessionStore(
       const found = entry(`viewer:${sub}`, untilSeconds)
       if (found) found.revokedAt = Math.max(found.revokedAt ?? 0, atSeconds)
       else throw new Error('session store is full')
+    },
+    async drainedCdns() {
+      return [...drained]
+    },
+    async drainCdn(cdn, drain) {
+      if (drain) drained.add(cdn)
+      else drained.delete(cdn)
     },
     get size() {
       return entries.size
@@ -176,7 +191,37 @@ export function cachedSessionStore(
     }
     return value
   }
+  // the drained CDNs, read once per ttlMs; kept through an outage (a drain is not a security rule)
+  let drains: { at: number; value: string[] } | undefined
+  let askingDrains: Promise<string[]> | undefined
+  const readDrains = async (read: () => Promise<string[]>) => {
+    try {
+      const value = await read()
+      drains = { at: now(), value }
+      return value
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) return drains?.value ?? []
+      throw err
+    } finally {
+      askingDrains = undefined
+    }
+  }
+  const drainedCdns = store.drainedCdns?.bind(store)
+  const drainCdn = store.drainCdn?.bind(store)
   return {
+    ...(drainedCdns && {
+      drainedCdns() {
+        if (drains !== undefined && now() - drains.at < ttlMs) return Promise.resolve(drains.value)
+        askingDrains ??= readDrains(drainedCdns)
+        return askingDrains
+      },
+    }),
+    ...(drainCdn && {
+      async drainCdn(cdn: string, drained: boolean) {
+        await drainCdn(cdn, drained)
+        drains = undefined
+      },
+    }),
     async admitNetwork(session, network, max) {
       const key = `${session.sid} ${network}`
       if (admitted.has(key)) return true

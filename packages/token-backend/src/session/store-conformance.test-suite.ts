@@ -344,5 +344,38 @@ export function describeSessionStore(name: string, harness: StoreHarness): void 
         },
       )
     })
+
+    describe('CDN drains (optional: a store without them drains per process)', () => {
+      const drains = async (store: SessionStore) => {
+        if (store.drainedCdns === undefined || store.drainCdn === undefined)
+          throw new Error('this store keeps no CDN drains: leave both methods out of the harness')
+        return { drained: store.drainedCdns.bind(store), drain: store.drainCdn.bind(store) }
+      }
+      it('lists a drained CDN until it is undrained; draining twice lists it once', async () => {
+        const store = await harness.make()
+        if (store.drainedCdns === undefined) return
+        const { drained, drain } = await drains(store)
+        const [cdn, other] = [`cdn-${id().slice(0, 8)}`, `cdn-${id().slice(0, 8)}`]
+        await drain(cdn, true)
+        await drain(cdn, true)
+        await drain(other, true)
+        expect((await drained()).filter((listed) => listed === cdn)).toEqual([cdn])
+        await drain(cdn, false)
+        expect(await drained()).not.toContain(cdn)
+        expect(await drained()).toContain(other)
+        await drain(other, false)
+        expect(await drained()).not.toContain(other)
+      })
+
+      shared(`drains a CDN for every instance${sharedNote}`, async () => {
+        const [a, b] = await instances()
+        if (a.drainedCdns === undefined) return
+        const cdn = `cdn-${id().slice(0, 8)}`
+        await (await drains(a)).drain(cdn, true)
+        expect(await (await drains(b)).drained()).toContain(cdn)
+        await (await drains(b)).drain(cdn, false)
+        expect(await (await drains(a)).drained()).not.toContain(cdn)
+      })
+    })
   })
 }
