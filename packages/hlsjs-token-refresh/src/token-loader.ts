@@ -7,6 +7,7 @@ import type {
   LoaderContext,
   LoaderStats,
 } from 'hls.js'
+import { CdnAttempts } from './cdn-attempts.ts'
 
 /** An hls.js loader class: `config.loader`, `config.pLoader` (playlists) or `config.fLoader` (fragments). */
 export type LoaderClass<C extends LoaderContext = LoaderContext> = new (
@@ -42,6 +43,11 @@ function hasLoadInternal(Base: LoaderClass): Base is LoaderClass & BaseLoaderCla
  * current pair, and retries it makes inside one load are its own business. When the token is
  * inside its lead window the request first waits (bounded) for the refresh.
  *
+ * With several CDNs (a record with `cdns`), each attempt that gets no first byte within
+ * `refresher.cdnTimeoutMs`, or an answer `refresher.cdnFailureOf` blames on its CDN (5xx, no
+ * answer, 403/410 for a fresh token), is sent again at once on the next CDN with that CDN's
+ * token: hls.js sees neither the failure nor a retry delay.
+ *
  * @throws TypeError when `Base` is not a class.
  * @example
  * ```ts
@@ -67,13 +73,20 @@ function perAttemptLoader(refresher: TokenRefresher, Base: BaseLoaderClass): Bas
   return class TokenLoader extends Base {
     // Bumped by every abort/retry/destroy, so a rewrite that finishes late is dropped.
     #attempt = 0
+    readonly #cdn = new CdnAttempts(refresher)
 
     override load(
       context: LoaderContext,
       config: LoaderConfiguration,
       callbacks: LoaderCallbacks<LoaderContext>,
     ): void {
-      super.load(context, config, reportingSentUrl(callbacks))
+      const failsOver = (url: string, code: number) => this.#cdn.failsOver(this.#attempt, url, code)
+      const reporting = this.#cdn.callbacks(reportingSentUrl(callbacks), (failed) => {
+        if (!failsOver(failed.url, failed.code)) return false
+        this.loadInternal()
+        return true
+      })
+      super.load(context, this.#cdn.config(config, failsOver), reporting)
     }
 
     override loadInternal(): void {
@@ -92,6 +105,7 @@ function perAttemptLoader(refresher: TokenRefresher, Base: BaseLoaderClass): Bas
         context.url = refresher.rewrite(context.url)
         try {
           super.loadInternal()
+          this.#watch(context)
         } catch (error) {
           fail(error)
         }
@@ -104,6 +118,7 @@ function perAttemptLoader(refresher: TokenRefresher, Base: BaseLoaderClass): Bas
           if (!current()) return
           context.url = url
           super.loadInternal()
+          this.#watch(context)
         })
         .catch((error: unknown) => {
           if (current()) fail(error)
@@ -112,7 +127,25 @@ function perAttemptLoader(refresher: TokenRefresher, Base: BaseLoaderClass): Bas
 
     override abortInternal(): void {
       this.#attempt++
+      this.#cdn.clear()
       super.abortInternal()
+    }
+
+    /** The attempt just sent: with several CDNs, no first byte in time sends it to the next. */
+    #watch(context: LoaderContext): void {
+      this.#cdn.watch(
+        context.url,
+        () => this.stats.loading.first > 0,
+        () => {
+          this.abortInternal()
+          const aborted = this.#attempt
+          // in a task of its own: FetchLoader settles the aborted fetch asynchronously, and
+          // would take the new attempt for the aborted one
+          setTimeout(() => {
+            if (aborted === this.#attempt && this.context === context) this.loadInternal()
+          }, 0)
+        },
+      )
     }
   }
 }
@@ -123,6 +156,7 @@ function perLoadLoader(refresher: TokenRefresher, Base: LoaderClass): LoaderClas
     readonly #inner: Loader<LoaderContext>
     // Bumped by every load/abort/destroy, so a rewrite that finishes late is dropped.
     #attempt = 0
+    readonly #cdn = new CdnAttempts(refresher)
 
     constructor(config: HlsConfig) {
       this.#inner = new Base(config)
@@ -142,10 +176,23 @@ function perLoadLoader(refresher: TokenRefresher, Base: LoaderClass): LoaderClas
       callbacks: LoaderCallbacks<LoaderContext>,
     ): void {
       const attempt = ++this.#attempt
-      const reporting = reportingSentUrl(callbacks)
+      const again = () => this.load(context, config, callbacks)
+      const reporting = this.#cdn.callbacks(reportingSentUrl(callbacks), (failed) => {
+        if (!this.#cdn.failsOver(attempt, failed.url, failed.code)) return false
+        again()
+        return true
+      })
       const send = () => {
         try {
           this.#inner.load(context, config, reporting)
+          this.#cdn.watch(
+            context.url,
+            () => this.#inner.stats.loading.first > 0,
+            () => {
+              this.abort()
+              again()
+            },
+          )
         } catch (error) {
           reporting.onError({ code: 0, text: String(error) }, context, null, this.stats)
         }
@@ -164,11 +211,13 @@ function perLoadLoader(refresher: TokenRefresher, Base: LoaderClass): LoaderClas
 
     abort(): void {
       this.#attempt++
+      this.#cdn.clear()
       this.#inner.abort()
     }
 
     destroy(): void {
       this.#attempt++
+      this.#cdn.clear()
       this.#inner.destroy()
     }
 

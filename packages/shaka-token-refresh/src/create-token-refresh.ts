@@ -1,5 +1,6 @@
 import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import type shaka from 'shaka-player'
+import { cdnFailover } from './cdn-failover.ts'
 import { shakaClockSync } from './clock-sync.ts'
 import { stopOnTokenRejection } from './give-up.ts'
 import { tokenRequestFilter } from './request-filter.ts'
@@ -12,7 +13,8 @@ export interface ShakaTokenRefresh {
   /** The master playlist to `player.load()` (`url`, or `url_ip` when `ipBound`). */
   readonly url: string
   /**
-   * Registers the request filter and the 403/410 recovery on `player`'s NetworkingEngine and
+   * Registers the request filter, the 403/410 recovery and, for records with several CDNs, the
+   * failover (`cdnFailover`) on `player`'s NetworkingEngine and
    * makes room for the recovery in its retry parameters, and keeps a live presentation on the
    * server's time when the viewer's clock jumps; `player.destroy()` then also stops the refresh.
    * Call before `player.load(refresh.url)`.
@@ -59,10 +61,13 @@ export async function createTokenRefresh(options: TokenRefreshOptions): Promise<
       if (!engine)
         throw new Error('token refresh: this Shaka player has no networking engine (destroyed?)')
       const recovery = tokenRecovery(refresher)
+      const failover = cdnFailover(refresher, engine)
       const clock = shakaClockSync(player, refresher)
       engine.registerRequestFilter(clock.onRequest)
       engine.registerRequestFilter(requestFilter)
       engine.registerResponseFilter(recovery.onResponse)
+      // first: a CDN's failure moves the request before the token recovery would refresh
+      engine.addEventListener('retry', failover.onRetry)
       engine.addEventListener('retry', recovery.onRetry)
       player.configure(recoveringRetryParameters(player.getConfiguration()))
       // a CDN that refuses every token: Shaka's fatal error, not endless live retries
@@ -81,7 +86,9 @@ export async function createTokenRefresh(options: TokenRefreshOptions): Promise<
         engine.unregisterRequestFilter(clock.onRequest)
         engine.unregisterRequestFilter(requestFilter)
         engine.unregisterResponseFilter(recovery.onResponse)
+        engine.removeEventListener('retry', failover.onRetry)
         engine.removeEventListener('retry', recovery.onRetry)
+        failover.detach()
       })
     },
     destroy,

@@ -6,7 +6,9 @@ import type shaka from 'shaka-player'
  * segments, init segments, AES keys) onto the current `{token}/{expires}` pair and host. Shaka
  * runs request filters again on every retry attempt and waits for a returned promise, so each
  * attempt leaves with the pair current at that moment, after a due refresh (bounded by
- * `maxWaitMs`: the refresher's `prepare` never rejects).
+ * `maxWaitMs`: the refresher's `prepare` never rejects). With several CDNs, the URIs go to the
+ * active CDN with its own token, and an attempt without first bytes within `cdnTimeoutMs` times
+ * out (its `connectionTimeout`) so that `cdnFailover` can move it.
  *
  * @example
  * ```ts
@@ -16,5 +18,10 @@ import type shaka from 'shaka-player'
 export function tokenRequestFilter(refresher: TokenRefresher): shaka.extern.RequestFilter {
   return async (_type, request) => {
     request.uris = await Promise.all(request.uris.map((uri) => refresher.prepare(uri)))
+    // several CDNs: a CDN that sends nothing is left after cdnTimeoutMs, not Shaka's 10 s
+    const timeout = refresher.cdnTimeoutMs
+    const parameters = request.retryParameters
+    if (timeout)
+      parameters.connectionTimeout = Math.min(parameters.connectionTimeout || timeout, timeout)
   }
 }

@@ -40,7 +40,8 @@ export function tokenRecovery(refresher: TokenRefresher): TokenRecovery {
   return {
     onRetry(event) {
       const error = (event as RetryEvent).error
-      if (error?.code !== BAD_HTTP_STATUS) return
+      // another CDN took the request (cdnFailover): no refresh, no count
+      if (event.defaultPrevented || error?.code !== BAD_HTTP_STATUS) return
       const [uri, status] = error.data
       if (!isTokenRejection(Number(status)) || typeof uri !== 'string') return
       const resource = resourceOf(uri)

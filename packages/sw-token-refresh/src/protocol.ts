@@ -13,6 +13,11 @@ export interface RecordEntry {
    * instead of leaving with a pair the CDN refuses. Absent in records saved by older versions.
    */
   expiresAt?: number
+  /**
+   * With several CDNs (`record.cdns`): the page's time to first byte after which the worker
+   * gives up an attempt and sends it to the next CDN (ms; `refresher.cdnTimeoutMs`).
+   */
+  cdnTimeoutMs?: number
 }
 
 /** Page → worker. */

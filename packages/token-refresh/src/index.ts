@@ -1,4 +1,15 @@
 export {
+  CDN_FAILOVER_DEFAULTS,
+  type CdnChange,
+  type CdnFailover,
+  type CdnFailoverHooks,
+  type CdnFailoverOptions,
+  type CdnFailure,
+  type CdnFailureReason,
+  classifyCdnFailure,
+  createCdnFailover,
+} from './cdn-failover.ts'
+export {
   fetchToken,
   retryAfterMs,
   serverDateOf,
@@ -26,4 +37,4 @@ export type {
   Visibility,
 } from './types.ts'
 export { PROTECTION_MODES } from './types.ts'
-export { urlRewriter } from './url-rewriter.ts'
+export { type CdnRewriter, cdnRewriter, urlRewriter } from './url-rewriter.ts'

@@ -4,6 +4,7 @@ import {
   DEFAULT_MAX_WAIT_MS,
   DEFAULT_RETRY,
   leadProblem,
+  resolveCdnSettings,
   resolveRefreshSettings,
 } from './refresh-settings.ts'
 import { pagePeers } from './token-peers.ts'
@@ -57,5 +58,14 @@ describe('leadProblem', () => {
     expect(leadProblem(4, 20)).toBeUndefined()
     expect(leadProblem(6, 20)).toBeUndefined()
     expect(leadProblem(7, 20)?.message).toContain('outside the recommended 20–30 %')
+  })
+})
+
+describe('resolveCdnSettings', () => {
+  it('applies CDN_FAILOVER_DEFAULTS and rejects a cooldown or timeout that is not > 0', () => {
+    expect(resolveCdnSettings()).toMatchObject({ cooldownMs: 20_000, timeoutMs: 3000 })
+    expect(resolveCdnSettings({ timeoutMs: 1500 }).timeoutMs).toBe(1500)
+    for (const cdn of [{ cooldownMs: 0 }, { timeoutMs: -1 }, { timeoutMs: Number.NaN }])
+      expect(() => resolveCdnSettings(cdn)).toThrow(RangeError)
   })
 })

@@ -1,3 +1,4 @@
+import { CDN_FAILOVER_DEFAULTS } from './cdn-failover.ts'
 import { pagePeers, type TokenPeers } from './token-peers.ts'
 import type { Clock, Timers, TokenRefreshOptions, Visibility } from './types.ts'
 
@@ -73,7 +74,24 @@ export interface RefreshSettings
   random: () => number
   peers: TokenPeers | null
   visibility: Visibility | null
+  cdn: CdnSettings
 }
+
+/** The `cdn` options resolved (ms). */
+export interface CdnSettings {
+  cooldownMs: number
+  timeoutMs: number
+  probe: (url: string) => Promise<boolean>
+}
+
+/** The default probe: the preferred CDN answers a `HEAD` of the URL with a 2xx in time. */
+const headProbe =
+  (timeoutMs: number) =>
+  async (url: string): Promise<boolean> => {
+    const init: RequestInit = { method: 'HEAD', cache: 'no-store' }
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })
+    return response.ok
+  }
 
 const systemClock: Clock = { now: () => Date.now() }
 const systemTimers: Timers = {
@@ -112,6 +130,7 @@ export function resolveRefreshSettings(options: TokenRefreshOptions): RefreshSet
     timers: options.timers ?? systemTimers,
     random: options.random ?? Math.random,
     peers: options.peers === undefined ? pagePeers : options.peers,
+    cdn: resolveCdnSettings(options.cdn),
     // an explicit `visibility: undefined` means none, like `null`
     visibility:
       'visibility' in options
@@ -145,4 +164,25 @@ export function leadProblem(
     fatal,
     message: `refreshLeadSeconds (${leadSeconds}) ${rule} the token lifetime (${Math.round(lifetimeSeconds)} s)`,
   }
+}
+
+/**
+ * The `cdn` options with {@link CDN_FAILOVER_DEFAULTS} applied.
+ *
+ * @throws RangeError when `cooldownMs` or `timeoutMs` is not > 0.
+ * @example
+ * ```ts
+ * resolveCdnSettings({ timeoutMs: 2000 }).cooldownMs // 20000
+ * ```
+ */
+export function resolveCdnSettings(options: TokenRefreshOptions['cdn'] = {}): CdnSettings {
+  const {
+    cooldownMs = CDN_FAILOVER_DEFAULTS.cooldownMs,
+    timeoutMs = CDN_FAILOVER_DEFAULTS.timeoutMs,
+  } = options
+  if (!(cooldownMs > 0 && timeoutMs > 0))
+    throw new RangeError(
+      `cdn.cooldownMs and cdn.timeoutMs must be > 0, got ${cooldownMs}, ${timeoutMs}`,
+    )
+  return { cooldownMs, timeoutMs, probe: options.probe ?? headProbe(timeoutMs) }
 }

@@ -1,4 +1,12 @@
 import { findTokenPair } from '@proj/signing/url'
+import {
+  type CdnChange,
+  type CdnFailover,
+  type CdnFailure,
+  type CdnFailureReason,
+  classifyCdnFailure,
+  createCdnFailover,
+} from './cdn-failover.ts'
 import { retryAfterOf, serverDateOf } from './fetch-token.ts'
 import { HeldRequests, waitAtMost } from './held-requests.ts'
 import { TokenRejectedError } from './recovery.ts'
@@ -16,7 +24,7 @@ import { RejectionTracker } from './rejection-tracker.ts'
 import type { TokenPeer } from './token-peers.ts'
 import { assertTokenRecord } from './token-record.ts'
 import type { Clock, TimerHandle, TokenRecord, TokenRefreshOptions } from './types.ts'
-import { urlRewriter } from './url-rewriter.ts'
+import { type CdnRewriter, cdnRewriter } from './url-rewriter.ts'
 
 /** Backends sign by the second: a token fetched a second later differs from the one before. */
 const ONE_SECOND_MS = 1000
@@ -33,6 +41,8 @@ export interface TokenRefresherEventMap {
    * token ({@link TokenRejectedError}); `detail` is the error.
    */
   error: CustomEvent<Error>
+  /** Playback moved to another CDN (records with `cdns` only); `detail` says from, to and why. */
+  cdnchange: CustomEvent<CdnChange>
 }
 
 /**
@@ -88,8 +98,13 @@ function clockOffset(record: TokenRecord, clock: Clock, previous: number): numbe
  * backoff and reported through `onError` and an `error` event. The arithmetic of all that lives
  * in `refresh-schedule.ts`, the defaults in `refresh-settings.ts`.
  *
- * Events: `tokenrefreshed` and `error`, both `CustomEvent`s with the record or error as `detail`
- * ({@link TokenRefresherEventMap}: typed listeners).
+ * With several CDNs (records with `cdns`), URLs go to the active one with its own token, and
+ * adapters report failures through {@link cdnFailureOf}/{@link cdnFailed}: playback moves to
+ * the next CDN, stays there, and returns to the preferred one once a probe finds it well
+ * (`cdn-failover.ts`).
+ *
+ * Events: `tokenrefreshed`, `error` and `cdnchange`, `CustomEvent`s with the record, the error
+ * or the change as `detail` ({@link TokenRefresherEventMap}: typed listeners).
  *
  * @example
  * ```ts
@@ -108,8 +123,12 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   readonly #settings: RefreshSettings
   readonly #clock: Clock
   #record: TokenRecord
-  /** Moves a URL of this video onto the record's pair; `undefined` for other URLs. */
-  #rewrite: (url: string) => string | undefined
+  /** Every CDN of the record: which one a URL is on, and how to move it onto another. */
+  #cdns: CdnRewriter
+  /** Which CDN is active, with two or more CDNs (`undefined` with one). */
+  #failover: CdnFailover | undefined
+  /** The last URL of this video rewritten: what a probe of the preferred CDN asks for. */
+  #lastUrl: string | undefined
   /** Estimated server clock minus client clock (ms), from the last record with a `Date`. */
   #offset: number
   readonly #rejections = new RejectionTracker()
@@ -166,7 +185,8 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     this.#settings = settings
     this.#clock = settings.clock
     this.#record = record
-    this.#rewrite = urlRewriter(record, settings.ipBound)
+    this.#cdns = cdnRewriter(record, settings.ipBound)
+    this.#failover = this.#failoverFor(this.#cdns.ids)
     this.#offset = clockOffset(record, settings.clock, 0)
     this.#lastFetchAt = fetchedAt
   }
@@ -185,9 +205,10 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     return this.#record
   }
 
-  /** The master playlist URL to play: `url`, or `url_ip` when `ipBound`. */
+  /** The master playlist URL to play: `url`, or `url_ip` when `ipBound` (on the active CDN). */
   get url(): string {
-    return this.ipBound ? this.#record.url_ip : this.#record.url
+    const url = this.ipBound ? this.#record.url_ip : this.#record.url
+    return this.#failover ? (this.#rewrite(url) ?? url) : url
   }
 
   /** Whether URLs are moved onto `url_ip`/`token_ip` (the `ipBound` option). */
@@ -239,9 +260,95 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     return this.#record.expires * 1000 - this.serverNow()
   }
 
-  /** The token this refresher's URLs carry (`token_ip` when `ipBound`). */
+  /** The token this refresher's URLs carry (`token_ip` when `ipBound`; the active CDN's). */
   #currentToken(): string {
-    return this.ipBound ? this.#record.token_ip : this.#record.token
+    const active = this.#failover?.active
+    const cdn = this.#record.cdns?.find(({ id }) => id === active) ?? this.#record
+    return this.ipBound ? cdn.token_ip : cdn.token
+  }
+
+  /** Moves a URL of this video onto the active CDN's host and pair; `undefined` for other URLs. */
+  #rewrite(url: string): string | undefined {
+    return this.#cdns.rewrite(url, this.#failover?.active ?? this.#cdns.ids[0] ?? '')
+  }
+
+  // ── Several CDNs (the state in cdn-failover.ts) ───────────────────────────
+
+  /** The id of the CDN requests go to; `undefined` with one CDN (records without `cdns`). */
+  get activeCdn(): string | undefined {
+    return this.#failover?.active
+  }
+
+  /**
+   * Time to first byte (ms) after which an adapter gives up an attempt and calls
+   * {@link cdnFailed} with `'timeout'`; `undefined` with one CDN (the player's timeouts apply).
+   */
+  get cdnTimeoutMs(): number | undefined {
+    return this.#failover ? this.#settings.cdn.timeoutMs : undefined
+  }
+
+  /**
+   * Whether an answer of `status` for `url` is its CDN's failure (see `classifyCdnFailure`):
+   * 403/410 while the URL's token is fresh on the server's clock, 5xx, 0 (no answer). Always
+   * `undefined` with one CDN and for URLs of other videos. No side effect.
+   *
+   * @example
+   * ```ts
+   * const failure = refresher.cdnFailureOf(url, response.status)
+   * if (failure && refresher.cdnFailed(url, failure)) retry(refresher.rewrite(url))
+   * ```
+   */
+  cdnFailureOf(url: string, status: number): CdnFailure | undefined {
+    if (!this.#failover || this.#cdns.cdnOf(url) === undefined) return undefined
+    const pair = findTokenPair(url)
+    const fresh = pair !== undefined && pair.expires * 1000 > this.serverNow()
+    return classifyCdnFailure(status, fresh)
+  }
+
+  /**
+   * The request for `url` failed on its CDN: when that is the active CDN, the next one by
+   * priority (not cooling down) becomes active (a `cdnchange` event). Returns whether a retry
+   * now goes to another CDN ({@link rewrite} moves `url` there), also when `url` was on a CDN
+   * already left; `false` with one CDN, for URLs of other videos and when every other CDN
+   * failed lately: then the adapter does what it does without failover.
+   *
+   * @example
+   * ```ts
+   * if (refresher.cdnFailed(url, 'timeout')) send(refresher.rewrite(url))
+   * ```
+   */
+  cdnFailed(url: string, failure: CdnFailureReason): boolean {
+    const id = this.#cdns.cdnOf(url)
+    if (!this.#failover || this.#destroyed || id === undefined) return false
+    return this.#failover.failed(id, failure)
+  }
+
+  /** A failover state for a record of `ids`, when it has several CDNs. */
+  #failoverFor(ids: string[]): CdnFailover | undefined {
+    if (ids.length < 2) return undefined
+    const { clock, timers, cdn } = this.#settings
+    return createCdnFailover(ids, cdn.cooldownMs, {
+      clock,
+      timers,
+      probe: (id) => this.#probe(id),
+      changed: (change) => this.dispatchEvent(new CustomEvent('cdnchange', { detail: change })),
+    })
+  }
+
+  /** Asks the probe whether CDN `id` serves the last URL (its host and token), within the timeout. */
+  #probe(id: string): Promise<boolean> {
+    const url =
+      (this.#lastUrl && this.#cdns.rewrite(this.#lastUrl, id)) ??
+      this.#cdns.rewrite(this.#record.url, id)
+    const { timers, cdn } = this.#settings
+    if (url === undefined) return Promise.resolve(false)
+    return new Promise((resolve) => {
+      const timer = timers.set(() => resolve(false), cdn.timeoutMs)
+      cdn
+        .probe(url)
+        .then(resolve, () => resolve(false))
+        .finally(() => timers.clear(timer))
+    })
   }
 
   // ── The player's requests ─────────────────────────────────────────────────
@@ -271,6 +378,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   rewrite(url: string): string {
     const rewritten = this.#rewrite(url)
     if (rewritten === undefined) return url
+    this.#lastUrl = rewritten
     this.#demand()
     // failures are reported through onError and the error event
     this.#refreshIfStale()?.catch(() => undefined)
@@ -295,7 +403,9 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     } else if (pending) {
       await waitAtMost(pending, this.#settings.maxWaitMs, this.#settings.timers)
     }
-    return this.#rewrite(url) ?? url
+    const rewritten = this.#rewrite(url)
+    if (rewritten !== undefined) this.#lastUrl = rewritten
+    return rewritten ?? url
   }
 
   /**
@@ -398,7 +508,13 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   #receive(record: TokenRecord): void {
     this.#rejections.replaced(this.#currentToken(), this.#clock.now())
     this.#record = record
-    this.#rewrite = urlRewriter(record, this.ipBound)
+    this.#cdns = cdnRewriter(record, this.ipBound)
+    // the active CDN stays: a refresh mid-outage must not bring playback back to the failing CDN
+    if (this.#failover && this.#cdns.ids.length >= 2) this.#failover.update(this.#cdns.ids)
+    else {
+      this.#failover?.stop()
+      this.#failover = this.#failoverFor(this.#cdns.ids)
+    }
     this.#offset = clockOffset(record, this.#clock, this.#offset)
     this.#failures = 0
     this.#firstCycle = false
@@ -485,6 +601,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     this.#held.releaseAll()
     this.#leavePeers?.()
     this.#leavePeers = undefined
+    this.#failover?.stop()
     if (this.#timer !== undefined) this.#settings.timers.clear(this.#timer)
     this.#timer = undefined
     this.#settings.visibility?.removeEventListener('visibilitychange', this.#onVisible)

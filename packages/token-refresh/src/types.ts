@@ -1,4 +1,5 @@
 import type { TokenRecord } from '@proj/signing'
+import type { CdnFailoverOptions } from './cdn-failover.ts'
 import type { TokenPeers } from './token-peers.ts'
 
 /** The token backend's answer (spec 2.11): what `getToken` resolves to; declared by `@proj/signing`. */
@@ -71,6 +72,12 @@ export interface TokenRefreshOptions {
   peers?: TokenPeers | null
   /** Page visibility source; defaults to `document` where there is one. */
   visibility?: Visibility | null
+  /**
+   * Failover between the CDNs of records with `cdns` (ignored with one CDN): the cooldown
+   * before the preferred CDN is probed again, the time-to-first-byte timeout, the probe.
+   * Defaults in {@link CDN_FAILOVER_DEFAULTS}.
+   */
+  cdn?: CdnFailoverOptions
 }
 
 /**

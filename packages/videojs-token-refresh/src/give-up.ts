@@ -65,7 +65,12 @@ export function failOnTokenRejection(
   refresher: TokenRefresher,
   onError?: (error: unknown) => void,
 ): TokenRejectionWatch {
-  const tokenOf = () => (refresher.ipBound ? refresher.record.token_ip : refresher.record.token)
+  // the active CDN's token (with several CDNs, each signs its own)
+  const tokenOf = () => {
+    const { record, activeCdn } = refresher
+    const cdn = record.cdns?.find(({ id }) => id === activeCdn) ?? record
+    return refresher.ipBound ? cdn.token_ip : cdn.token
+  }
   const carries = (url: string, token: string) => url.includes(`/${token}/`)
   let failed = false
   let token = tokenOf()
@@ -91,8 +96,16 @@ export function failOnTokenRejection(
     if (next !== token) currentRefused = false
     token = next
   }
+  // another CDN, another token: its refusals are counted from zero
+  const onCdnChange = () => {
+    token = tokenOf()
+    refusedInARow = 0
+    currentRefused = false
+    freshAfterRefusal = false
+  }
   refresher.addEventListener('error', onRefresherError)
   refresher.addEventListener('tokenrefreshed', onRefreshed)
+  refresher.addEventListener('cdnchange', onCdnChange)
   return {
     observe(url, status, final) {
       if (failed || refresher.rejected || !carries(url, token)) return
@@ -114,6 +127,7 @@ export function failOnTokenRejection(
     stop() {
       refresher.removeEventListener('error', onRefresherError)
       refresher.removeEventListener('tokenrefreshed', onRefreshed)
+      refresher.removeEventListener('cdnchange', onCdnChange)
     },
   }
 }

@@ -1,4 +1,9 @@
-import { isTokenRejection, MAX_RECOVERY_RETRIES, type TokenRefresher } from '@proj/token-refresh'
+import {
+  type CdnFailureReason,
+  isTokenRejection,
+  MAX_RECOVERY_RETRIES,
+  type TokenRefresher,
+} from '@proj/token-refresh'
 
 /** The request options VHS passes through its `onRequest` hooks. */
 export interface VhsRequestOptions {
@@ -10,8 +15,16 @@ export interface VhsRequestOptions {
 export interface VhsRequest {
   status: number
   responseURL: string
+  /** The URL VHS sent, after the request hooks (set by VHS; `responseURL` is empty on errors). */
+  uri?: string
   aborted?: boolean
+  /** VHS's own timeout ended it (VHS also sets `aborted` then). */
+  timedout?: boolean
+  abort?(): void
 }
+
+/** The URL a request went to, also when it got no answer (status 0, empty `responseURL`). */
+const sentUrl = (request: VhsRequest) => request.uri || request.responseURL
 
 type VhsCallback = (error: unknown, request: VhsRequest) => void
 type RequestHook = (options: VhsRequestOptions) => VhsRequestOptions
@@ -42,6 +55,11 @@ export type ResponseObserver = (url: string, status: number, final: boolean) => 
  * - The returned `xhr` (a Proxy of the original, so its hook registry is shared) holds such an
  *   answer back from VHS, waits for the new pair and sends the request again, at most twice.
  *   VHS would otherwise exclude the rendition for a minute, or loop on the last one.
+ * - With several CDNs, an answer that is the CDN's failure (`refresher.cdnFailureOf`: a fresh
+ *   token refused, a 5xx, no answer) or no first byte within `refresher.cdnTimeoutMs` moves
+ *   playback to the next CDN (`refresher.cdnFailed`) and the request leaves again at once, with
+ *   that CDN's host and token: VHS's own retry would wait, exclude the rendition, and let the
+ *   forward buffer run dry. With one CDN none of this runs.
  * - `observe`, when given, hears of every answer, and of each 403/410 handed to VHS in the end.
  *
  * @example
@@ -62,8 +80,14 @@ export function installVhsHooks(
     return options
   }
   const onResponse: ResponseHook = (request) => {
-    // responseURL: the URL that was really sent, after the onRequest rewrite
-    if (isTokenRejection(request.status)) current()?.recover(request.responseURL)
+    const refresher = current()
+    // responseURL: the URL that was really sent, after the onRequest rewrite. A fresh token
+    // refused is the CDN's failure: another CDN, not a new token, helps.
+    if (
+      isTokenRejection(request.status) &&
+      !refresher?.cdnFailureOf(sentUrl(request), request.status)
+    )
+      refresher?.recover(request.responseURL)
     observe?.(request.responseURL, request.status, false)
   }
   xhr.onRequest(onRequest)
@@ -73,12 +97,56 @@ export function installVhsHooks(
     apply(target, self, [options, callback]: [VhsRequestOptions, VhsCallback]) {
       let request: VhsRequest
       let retries = 0
+      /** Re-sends to another CDN, bounded by the number of CDNs (a cooldown of 0 cannot loop). */
+      let switches = 0
+      /** The current attempt: an attempt left for another CDN is ignored when it answers late. */
+      let attempt = 0
+      let firstByteTimer: ReturnType<typeof setTimeout> | undefined
+      // The request failed on its CDN: whether it can leave again at once, for the CDN now active.
+      const movesCdn = (failed: VhsRequest, reason: CdnFailureReason | undefined) => {
+        const refresher = current()
+        if (!refresher || !reason || switches >= (refresher.record.cdns?.length ?? 1) - 1)
+          return false
+        if (!refresher.cdnFailed(sentUrl(failed), reason)) return false
+        switches++
+        return true
+      }
+      // No status in time (an XMLHttpRequest's status stays 0 until its headers are in): the
+      // CDN hangs. The attempt is left running when no other CDN can take it.
+      const onSlowFirstByte = (sent: number) => {
+        const slow = request
+        if (sent !== attempt || slow.aborted || slow.status) return
+        if (!movesCdn(slow, 'timeout')) return
+        try {
+          send()
+        } catch {
+          return // the hung attempt stays VHS's: its own timeout ends it
+        }
+        slow.abort?.()
+      }
       const send = () => {
-        request = Reflect.apply(target, self, [
+        const sent = attempt + 1
+        const next = Reflect.apply(target, self, [
           options,
           (error: unknown, response: VhsRequest) => {
+            if (sent !== attempt) return
+            clearTimeout(firstByteTimer)
             const refresher = current()
             const url = response.responseURL
+            // VHS's own timeout (1.5 target durations) aborts too, yet is the CDN's failure;
+            // an abort of VHS's own never calls back
+            const reason = response.timedout
+              ? 'timeout'
+              : response.aborted
+                ? undefined
+                : refresher?.cdnFailureOf(sentUrl(response), response.status)
+            if (movesCdn(response, reason)) {
+              try {
+                return send()
+              } catch (sendError) {
+                return callback(sendError, response)
+              }
+            }
             if (
               refresher &&
               retries++ < MAX_RECOVERY_RETRIES &&
@@ -100,6 +168,12 @@ export function installVhsHooks(
             callback(error, response)
           },
         ]) as VhsRequest
+        attempt = sent
+        request = next
+        clearTimeout(firstByteTimer)
+        const timeoutMs = current()?.cdnTimeoutMs
+        if (timeoutMs !== undefined)
+          firstByteTimer = setTimeout(() => onSlowFirstByte(sent), timeoutMs)
       }
       send()
       // VHS keeps the returned object to abort it and read the response: follow the retry.

@@ -1,5 +1,14 @@
 import { findTokenPair, TOKEN_PAIR_PATTERN } from '@proj/signing/url'
-import { isTokenRejection, urlRewriter } from '@proj/token-refresh'
+import {
+  CDN_FAILOVER_DEFAULTS,
+  type CdnFailover,
+  type CdnRewriter,
+  cdnRewriter,
+  classifyCdnFailure,
+  createCdnFailover,
+  isTokenRejection,
+  type Timers,
+} from '@proj/token-refresh'
 import {
   type Answer,
   ask,
@@ -35,11 +44,29 @@ export interface RequestRewriterOptions {
    * turns the CDN's 410 into a fatal error, so waiting (a stall) is the better failure.
    */
   outageHoldMs?: number
+  /** Timers of the multi-CDN timeout and probes (`setTimeout`/`clearTimeout` by default). */
+  timers?: Timers
+  /**
+   * With several CDNs: how long a failed CDN is left before a probe may bring requests back
+   * (ms), and the time to first byte after which an attempt goes to the next CDN (ms; a page's
+   * `cdnTimeoutMs` wins). Defaults in `CDN_FAILOVER_DEFAULTS`.
+   */
+  cdn?: { cooldownMs?: number; timeoutMs?: number }
+}
+
+/** Which CDN a video's requests go to (several CDNs only), and the URL a probe asks for. */
+interface CdnState {
+  failover: CdnFailover
+  lastUrl: string | undefined
 }
 
 interface Slot {
+  /** The video: the record's plain host and path, and `ipBound`. */
+  key: string
   entry: RecordEntry
+  /** Moves a URL of the video onto the active CDN and its pair; `undefined` for other URLs. */
   rewrite: (url: string) => string | undefined
+  cdns: CdnRewriter
   /** The page that pushed the record: the one asked to refresh it. */
   clientId: string
   seen: Seen
@@ -76,6 +103,10 @@ const scopeKey = (url: string): string => {
  *   token has expired (a backend outage), the request is held until the next record arrives
  *   (up to `outageHoldMs`): a native player would turn the 410 into a fatal error.
  * - A request already on a newer pair than the worker's (a player with hooks) goes out as is.
+ * - With several CDNs (`record.cdns`), a request that fails on its CDN (no first byte within
+ *   the timeout, 5xx, no answer, 403/410 for a fresh token) is sent again at once on the next
+ *   CDN with that CDN's token; the video's requests stay there until a probe of the preferred
+ *   CDN, a cooldown later, succeeds (the core's `CdnFailover`).
  * - A 403/410 answer asks the page to recover (the core's `recover`) and retries once.
  * - It stores no media and touches no request without a token pair of a known video.
  *
@@ -96,8 +127,13 @@ export class RequestRewriter {
   #slots = new Map<string, Slot>()
   #unowned = new Map<string, number>()
   #opaqueOrigins = new Set<string>()
+  /** By slot key: each video keeps its active CDN across records. */
+  #cdnStates = new Map<string, CdnState>()
   #restored: Promise<void> | undefined
-  #options: Required<Omit<RequestRewriterOptions, 'store'>> & { store: RecordStore | undefined }
+  #options: Required<Omit<RequestRewriterOptions, 'store' | 'cdn'>> & {
+    store: RecordStore | undefined
+    cdn: { cooldownMs: number; timeoutMs: number }
+  }
 
   constructor(options: RequestRewriterOptions) {
     this.#options = {
@@ -107,7 +143,9 @@ export class RequestRewriter {
       refreshTimeoutMs: 8000,
       outageHoldMs: 120_000,
       store: undefined,
+      timers: { set: (callback, ms) => setTimeout(callback, ms), clear: (id) => clearTimeout(id) },
       ...options,
+      cdn: { ...CDN_FAILOVER_DEFAULTS, ...options.cdn },
     }
   }
 
@@ -130,8 +168,10 @@ export class RequestRewriter {
     else if (message.kind === 'token-refresh:forget') {
       // only the page's own record: another tab may still play the video
       for (const [key, slot] of this.#slots)
-        if (slot.rewrite(message.url) && (slot.clientId === clientId || !slot.clientId))
+        if (slot.rewrite(message.url) && (slot.clientId === clientId || !slot.clientId)) {
           this.#slots.delete(key)
+          this.#cdnState(key, [])
+        }
     } else if (message.kind === 'token-refresh:seen') {
       reply = { playlists: 0, media: 0, element: 0 }
       for (const slot of this.#slots.values()) if (slot.rewrite(message.url)) reply = slot.seen
@@ -157,16 +197,90 @@ export class RequestRewriter {
       slot.seen.media++
       if (ELEMENT_DESTINATIONS.has(request.destination)) slot.seen.element++
     }
-    const response = await this.#send(request, target)
+    const sent = await this.#sendFailingOver(request, slot, target)
+    const { response } = sent
     if (!isTokenRejection(response.status)) return response
     const fresh = await this.#askOwner(
       slot,
-      { kind: 'token-refresh:recover', url: target },
+      { kind: 'token-refresh:recover', url: sent.target },
       clientId,
     )
     const retry = fresh?.rewrite(request.url)
-    if (!retry || retry === target) return response
+    if (!retry || retry === sent.target) return response
     return this.#send(request, retry)
+  }
+
+  /**
+   * Sends `request` to `target`; with several CDNs, a failure of the target's CDN (no first
+   * byte in time, an answer `classifyCdnFailure` blames on it, no answer) sends it again at
+   * once on the CDN the failover moves to, each CDN at most once per request.
+   */
+  async #sendFailingOver(
+    request: Request,
+    slot: Slot,
+    first: string,
+  ): Promise<{ response: Response; target: string }> {
+    const state = this.#cdnStates.get(slot.key)
+    if (!state) return { response: await this.#send(request, first), target: first }
+    const timeoutMs = slot.entry.cdnTimeoutMs ?? this.#options.cdn.timeoutMs
+    const fresh = () => this.#options.now() < (slot.entry.expiresAt ?? Number.POSITIVE_INFINITY)
+    let target = first
+    for (let tries = 1; ; tries++) {
+      state.lastUrl = target
+      const id = slot.cdns.cdnOf(target) ?? ''
+      const more = tries < slot.cdns.ids.length
+      const moved = { byTimeout: false }
+      try {
+        const response = await this.#sendTimed(request, target, timeoutMs, () => {
+          moved.byTimeout = more && state.failover.failed(id, 'timeout')
+          return moved.byTimeout
+        })
+        // opaque answers (a CDN without CORS) say nothing about the CDN
+        const failure =
+          response.type === 'opaque' ? undefined : classifyCdnFailure(response.status, fresh())
+        if (!failure || !more || !state.failover.failed(id, failure)) return { response, target }
+      } catch (error) {
+        const failedOver =
+          moved.byTimeout ||
+          (!request.signal.aborted && more && state.failover.failed(id, 'network'))
+        if (!failedOver) throw error
+      }
+      target = slot.rewrite(request.url) ?? target
+    }
+  }
+
+  /** {@link #send}, abandoned (rejecting) when `giveUp()` agrees after `ms` without an answer. */
+  async #sendTimed(
+    request: Request,
+    url: string,
+    ms: number,
+    giveUp: () => boolean,
+  ): Promise<Response> {
+    const controller = new AbortController()
+    const follow = () => controller.abort(request.signal.reason)
+    request.signal.addEventListener('abort', follow, { once: true })
+    const { timers } = this.#options
+    const timer = timers.set(() => {
+      if (giveUp()) controller.abort(new DOMException('no first byte in time', 'TimeoutError'))
+    }, ms)
+    try {
+      return await this.#send(request, url, controller.signal)
+    } finally {
+      timers.clear(timer)
+      request.signal.removeEventListener('abort', follow)
+    }
+  }
+
+  /** Whether the CDN `id` serves the video's last URL again: a HEAD with its token, in time. */
+  async #probe(key: string, id: string): Promise<boolean> {
+    const slot = this.#slots.get(key)
+    const last = this.#cdnStates.get(key)?.lastUrl ?? slot?.entry.record.url
+    const url = last && slot?.cdns.rewrite(last, id)
+    if (!slot || !url) return false
+    const timeoutMs = slot.entry.cdnTimeoutMs ?? this.#options.cdn.timeoutMs
+    const probe = new Request(url, { method: 'HEAD', mode: 'cors', cache: 'no-store' })
+    const response = await this.#sendTimed(probe, url, timeoutMs, () => true)
+    return response.ok
   }
 
   /**
@@ -259,21 +373,51 @@ export class RequestRewriter {
   }
 
   #accept(entry: RecordEntry, clientId: string): Slot {
-    const rewrite = urlRewriter(entry.record, entry.ipBound)
     const key = `${scopeKey(entry.record.url)} ${entry.ipBound}`
     const existing = this.#slots.get(key)
     this.#unowned.delete(scopeKey(entry.record.url))
     this.#unowned.delete(scopeKey(entry.record.url_ip))
     if (existing && existing.entry.record.expires > entry.record.expires) return existing
+    const cdns = cdnRewriter(entry.record, entry.ipBound)
+    const state = this.#cdnState(key, cdns.ids)
     const slot: Slot = {
+      key,
       entry,
-      rewrite,
+      cdns,
+      rewrite: (url) => cdns.rewrite(url, state?.failover.active ?? cdns.ids[0] ?? ''),
       clientId: clientId || existing?.clientId || '',
       seen: existing?.seen ?? { playlists: 0, media: 0, element: 0 },
       quietUntil: 0,
     }
     this.#slots.set(key, slot)
     return slot
+  }
+
+  /**
+   * The CDN state of video `key` for a record of CDNs `ids`: kept across records (a record that
+   * arrives mid-outage keeps the CDN requests moved to); none with one CDN.
+   */
+  #cdnState(key: string, ids: string[]): CdnState | undefined {
+    const existing = this.#cdnStates.get(key)
+    if (ids.length < 2) {
+      existing?.failover.stop()
+      this.#cdnStates.delete(key)
+      return undefined
+    }
+    if (existing) {
+      existing.failover.update(ids)
+      return existing
+    }
+    const { now, timers, cdn } = this.#options
+    const failover = createCdnFailover(ids, cdn.cooldownMs, {
+      clock: { now },
+      timers,
+      probe: (id) => this.#probe(key, id),
+      changed: () => undefined,
+    })
+    const state: CdnState = { failover, lastUrl: undefined }
+    this.#cdnStates.set(key, state)
+    return state
   }
 
   async #restore(): Promise<void> {
@@ -289,7 +433,7 @@ export class RequestRewriter {
     await this.#options.store?.save(entries)
   }
 
-  async #send(request: Request, url: string): Promise<Response> {
+  async #send(request: Request, url: string, signal = request.signal): Promise<Response> {
     const origin = new URL(url).origin
     const own: RequestInit = {
       method: request.method,
@@ -297,7 +441,7 @@ export class RequestRewriter {
       mode: request.mode === 'navigate' ? 'same-origin' : request.mode,
       credentials: request.credentials,
       redirect: request.redirect,
-      signal: request.signal,
+      signal,
       ...(request.cache === 'only-if-cached' ? {} : { cache: request.cache }),
     }
     if (own.mode !== 'no-cors' || this.#opaqueOrigins.has(origin))
@@ -306,7 +450,7 @@ export class RequestRewriter {
       // ACAO: * (what CDNs send) does not allow cookies; tokens carry the authorisation.
       return await this.#options.fetch(url, { ...own, mode: 'cors', credentials: 'same-origin' })
     } catch (error) {
-      if (request.signal.aborted) throw error
+      if (signal.aborted) throw error
       const response = await this.#options.fetch(url, own)
       this.#opaqueOrigins.add(origin)
       return response

@@ -16,6 +16,12 @@ export interface FakeBackendOptions {
    * (`tok` + the expiry). Default false: every call a new token `tok0001…`.
    */
   bySecond?: boolean
+  /**
+   * Several CDNs, preferred first: records then carry `cdns`, CDN `a` on hosts `a.cdn.test` and
+   * `a.cdn-ip.test` with tokens `tok0001aplain`/`tok0001abound`, and the six fields are the
+   * first CDN's. Default none: one CDN on `cdn.test`.
+   */
+  cdns?: string[]
 }
 
 /** A scripted token backend: counts calls and can fail on demand. */
@@ -44,6 +50,7 @@ export function fakeTokenBackend(options: FakeBackendOptions): FakeBackend {
     sendDate = true,
     video = '12345_demo',
     bySecond = false,
+    cdns = [],
   } = options
   let calls = 0
   let failures = 0
@@ -66,13 +73,22 @@ export function fakeTokenBackend(options: FakeBackendOptions): FakeBackend {
       const serverNow = clock.now() - clientAheadMs
       const expires = Math.floor(serverNow / 1000) + lifetime
       const n = bySecond ? String(expires) : String(calls).padStart(4, '0')
+      const pairOf = (id: string, prefix: string) => ({
+        token: `tok${n}${id}plain`,
+        token_ip: `tok${n}${id}bound`,
+        url: `https://${prefix}cdn.test/videos/${video}/tok${n}${id}plain/${expires}/master.m3u8`,
+        url_ip: `https://${prefix}cdn-ip.test/videos/${video}/tok${n}${id}bound/${expires}/master.m3u8`,
+      })
+      const all = cdns.map((id, priority) => ({ id, priority, expires, ...pairOf(id, `${id}.`) }))
+      const primary = all[0] ?? pairOf('', '')
       const record: TokenRecord = {
-        token: `tok${n}plain`,
-        token_ip: `tok${n}bound`,
+        token: primary.token,
+        token_ip: primary.token_ip,
         client_ip: '127.0.0.1',
         expires,
-        url: `https://cdn.test/videos/${video}/tok${n}plain/${expires}/master.m3u8`,
-        url_ip: `https://cdn-ip.test/videos/${video}/tok${n}bound/${expires}/master.m3u8`,
+        url: primary.url,
+        url_ip: primary.url_ip,
+        ...(all.length >= 2 && { cdns: all }),
       }
       return sendDate ? withServerDate(record, serverNow) : record
     },

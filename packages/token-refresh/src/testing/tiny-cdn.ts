@@ -50,8 +50,9 @@ export async function tinyCdn(clock: Clock) {
     const hit = { token, path: rest, status }
     hits.push(hit)
     await onHit?.(hit)
-    response.statusCode = status
-    response.end(status === 200 ? body(rest) : `${status}`)
+    // the callback may change the answer (a fault injector): 503, or 403 for a valid token
+    response.statusCode = hit.status
+    response.end(hit.status === 200 ? body(rest) : `${hit.status}`)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const host = `127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -72,9 +73,17 @@ export async function tinyCdn(clock: Clock) {
     rejectAll: book.rejectAll,
     /** The next request whose path ends in `rest` gets `status`. */
     failOnce: (rest: string, status: number) => once.set(rest, status),
+    /** Called with every request before it is answered; may set `hit.status`, or hang. */
     onHit: (callback: typeof onHit) => {
       onHit = callback
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** This CDN's `host:port`. */
+    host,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        // requests a test left hanging would hold the server open
+        server.closeAllConnections()
+      }),
   }
 }
