@@ -1,5 +1,11 @@
 import type { CdnChange } from '@proj/token-refresh'
-import { fakeTime, fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
+import {
+  fakeTime,
+  fakeTokenBackend,
+  type TwoCdns,
+  testRefreshOptions,
+  twoTinyCdns,
+} from '@proj/token-refresh/testing'
 import Hls, {
   FetchLoader,
   type HlsConfig,
@@ -8,7 +14,6 @@ import Hls, {
   type LoaderContext,
 } from 'hls.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type TwoCdns, twoTinyCdns } from '../test/two-cdns.ts'
 import { createTokenRefresh, type HlsTokenRefresh } from './create-token-refresh.ts'
 
 const TIMEOUT_MS = 300

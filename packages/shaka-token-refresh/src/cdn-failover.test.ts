@@ -1,8 +1,12 @@
 import type { CdnChange } from '@proj/token-refresh'
-import { fakeTime, testRefreshOptions } from '@proj/token-refresh/testing'
+import {
+  fakeTime,
+  type TwoCdns,
+  testRefreshOptions,
+  twoTinyCdns,
+} from '@proj/token-refresh/testing'
 import shaka from 'shaka-player'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type TwoCdns, twoTinyCdns } from '../test/two-cdns.ts'
 import { createTokenRefresh, type ShakaTokenRefresh } from './create-token-refresh.ts'
 
 // Shaka's real NetworkingEngine and HTTP plugin against two tiny CDNs with different secrets:

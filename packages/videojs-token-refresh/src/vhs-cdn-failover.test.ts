@@ -1,8 +1,12 @@
 import { type CdnChange, TokenRefresher } from '@proj/token-refresh'
-import { fakeTime, testRefreshOptions } from '@proj/token-refresh/testing'
+import {
+  fakeTime,
+  type TwoCdns,
+  testRefreshOptions,
+  twoTinyCdns,
+} from '@proj/token-refresh/testing'
 import videojs from 'video.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type TwoCdns, twoTinyCdns } from '../test/two-cdns.ts'
 import { installVhsHooks, type VhsRequest, type VhsXhr } from './vhs-hooks.ts'
 
 // VHS's real xhr (hooks, callback wrapper, videojs.xhr over XMLHttpRequest) against two tiny

@@ -9,6 +9,7 @@ export {
   type SuiteHooks,
   useScriptTagBuild,
 } from './script-tag-build.ts'
-export { type Hit, tinyCdn } from './tiny-cdn.ts'
+export { type Hit, type TinyCdn, tinyCdn } from './tiny-cdn.ts'
 export { type CdnVerdict, type TokenBook, tokenBook } from './token-book.ts'
+export { type CdnFault, type TwoCdns, twoTinyCdns } from './two-cdns.ts'
 export { type TinyCdnRun, withTinyCdn } from './with-tiny-cdn.ts'

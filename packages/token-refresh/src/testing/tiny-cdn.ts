@@ -11,6 +11,9 @@ export interface Hit {
   status: number
 }
 
+/** A running {@link tinyCdn}. */
+export type TinyCdn = Awaited<ReturnType<typeof tinyCdn>>
+
 /**
  * A small token-checking CDN for unit tests: it accepts exactly the pairs the test's backend
  * issued, on the test's clock ({@link tokenBook}: 403 unknown pair, 410 expired), and serves a two-rendition HLS
