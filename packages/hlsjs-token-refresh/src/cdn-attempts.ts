@@ -13,6 +13,27 @@ import type { LoaderCallbacks, LoaderConfiguration, LoaderContext, RetryConfig }
  * if (cdn.failsOver(attempt, context.url, status)) this.loadInternal()
  * ```
  */
+/** Errors this package made itself (a hook or the loader threw): no CDN failed. */
+const local = new WeakSet<object>()
+
+/**
+ * The error a loader reports when sending threw on this side (a throwing `xhrSetup`, a page
+ * loader's `load`): code 0 like a request without answer, but never a reason to leave a CDN.
+ *
+ * @example
+ * ```ts
+ * callbacks.onError(localError(error), context, null, stats)
+ * ```
+ */
+export function localError(error: unknown): { code: number; text: string } {
+  const made = { code: 0, text: String(error) }
+  local.add(made)
+  return made
+}
+
+/** A failed attempt's answer (0: none) or `'timeout'`, no (first) byte in time. */
+export type AttemptFailure = number | 'timeout'
+
 export class CdnAttempts {
   readonly #refresher: TokenRefresher
   /** The attempt the refresher already moved elsewhere (hls.js may ask twice for one failure). */
@@ -24,12 +45,12 @@ export class CdnAttempts {
   }
 
   /**
-   * Whether attempt number `attempt`, sent to `url` and answered `code` (0: no answer), goes
-   * again at once on another CDN; the refresher switches CDN the first time it is asked.
+   * Whether attempt number `attempt`, sent to `url` and answered `code` (0: no answer) or timed
+   * out, goes again at once on another CDN; the refresher switches CDN the first time it is asked.
    */
-  failsOver(attempt: number, url: string, code: number): boolean {
+  failsOver(attempt: number, url: string, code: AttemptFailure): boolean {
     if (this.#movedAttempt === attempt) return true
-    const failure = this.#refresher.cdnFailureOf(url, code)
+    const failure = code === 'timeout' ? code : this.#refresher.cdnFailureOf(url, code)
     if (failure === undefined || !this.#refresher.cdnFailed(url, failure)) return false
     this.#movedAttempt = attempt
     return true
@@ -57,55 +78,80 @@ export class CdnAttempts {
   }
 
   /**
-   * `callbacks` that stop the timer when the attempt ends, and first offer an error to
-   * `sentAgain` (with the URL the attempt was sent to): when it sends the request again on
-   * another CDN (returns `true`), hls.js is not told.
+   * `callbacks` that stop the timer when the attempt ends, and first offer an error or a
+   * timeout (the player's own, shorter than `cdnTimeoutMs`) to `sentAgain` (with the URL the
+   * attempt was sent to): when it sends the request again on another CDN (returns `true`),
+   * hls.js is not told. Errors made by {@link localError} go to hls.js. Once `current()` is
+   * false (the attempt was given up or replaced), every callback is dropped.
    */
   callbacks(
     callbacks: LoaderCallbacks<LoaderContext>,
-    sentAgain: (failed: { url: string; code: number }) => boolean,
+    sentAgain: (failed: { url: string; code: AttemptFailure }) => boolean,
+    current: () => boolean = () => true,
   ): LoaderCallbacks<LoaderContext> {
-    return {
+    const { onProgress } = callbacks
+    const wrapped: LoaderCallbacks<LoaderContext> = {
       ...callbacks,
       onSuccess: (...args) => {
+        if (!current()) return
         this.clear()
         callbacks.onSuccess(...args)
       },
       onError: (error, context, details, stats) => {
+        if (!current()) return
         this.clear()
-        if (!sentAgain({ url: context.url, code: error.code }))
+        if (local.has(error) || !sentAgain({ url: context.url, code: error.code }))
           callbacks.onError(error, context, details, stats)
       },
-      onTimeout: (...args) => {
+      onTimeout: (stats, context, details) => {
+        if (!current()) return
         this.clear()
-        callbacks.onTimeout(...args)
+        if (!sentAgain({ url: context.url, code: 'timeout' }))
+          callbacks.onTimeout(stats, context, details)
       },
     }
+    if (onProgress) wrapped.onProgress = (...args) => current() && onProgress(...args)
+    return wrapped
   }
 
   /**
    * `config` with a `shouldRetry` that first lets `failsOver` take CDN failures: hls.js's own
-   * loaders ask it before they retry an error answer after a delay. Answering "no retry" for
-   * those makes the loader report the error, which the loader then turns into an immediate send
-   * on the next CDN.
+   * loaders ask it before they retry an error answer or a timeout (its `maxTimeToFirstByteMs`
+   * may be shorter than `cdnTimeoutMs`) after a delay. Answering "no retry" for those makes the
+   * loader report the error or timeout, which the loader then turns into an immediate send on
+   * the next CDN. `sent` is the URL of the attempt (a timeout has no response to tell it).
    */
-  config(config: LoaderConfiguration, failsOver: (url: string, code: number) => boolean) {
-    const errorRetry = config.loadPolicy?.errorRetry
-    if (!errorRetry || this.#refresher.cdnTimeoutMs === undefined) return config
-    const own = errorRetry.shouldRetry
-    const shouldRetry: RetryConfig['shouldRetry'] = (
-      retryConfig,
-      count,
-      timeout,
-      response,
-      retry,
-    ) => {
-      if (response?.url && failsOver(response.url, response.code ?? 0)) return false
-      return own ? own(retryConfig, count, timeout, response, retry) : retry
+  config(
+    config: LoaderConfiguration,
+    failsOver: (url: string, code: AttemptFailure) => boolean,
+    sent: () => string,
+  ): LoaderConfiguration {
+    const policy = config.loadPolicy
+    if (!policy || this.#refresher.cdnTimeoutMs === undefined) return config
+    const offered = (retry: RetryConfig | null): RetryConfig | null => {
+      if (!retry) return retry
+      const own = retry.shouldRetry
+      const shouldRetry: RetryConfig['shouldRetry'] = (
+        retryConfig,
+        count,
+        timeout,
+        response,
+        retrying,
+      ) => {
+        const url = timeout ? sent() : response?.url
+        if (url && failsOver(url, timeout ? 'timeout' : (response?.code ?? 0))) return false
+        return own ? own(retryConfig, count, timeout, response, retrying) : retrying
+      }
+      return { ...retry, shouldRetry }
     }
+    const { errorRetry, timeoutRetry } = policy
     return {
       ...config,
-      loadPolicy: { ...config.loadPolicy, errorRetry: { ...errorRetry, shouldRetry } },
+      loadPolicy: {
+        ...policy,
+        errorRetry: offered(errorRetry),
+        timeoutRetry: offered(timeoutRetry),
+      },
     }
   }
 }

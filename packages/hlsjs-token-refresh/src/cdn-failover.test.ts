@@ -12,6 +12,7 @@ import Hls, {
   type LoaderCallbacks,
   type LoaderConfiguration,
   type LoaderContext,
+  type LoaderStats,
 } from 'hls.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createTokenRefresh, type HlsTokenRefresh } from './create-token-refresh.ts'
@@ -177,6 +178,94 @@ describe('the loader with two CDNs', () => {
     expect(probed).toHaveLength(1)
     expect(probed[0]).toMatch(new RegExp(`//${cdns.a.host}/videos/12345_demo/tok\\d+aplain/`))
     expect(refresh.refresher.activeCdn).toBe('b')
+  })
+})
+
+describe("the loader with two CDNs, when the failure is not the CDN's or not the first", () => {
+  it.each([
+    [
+      'hls.js loader whose send throws',
+      class extends FetchLoader {
+        override loadInternal(): void {
+          throw new Error('xhrSetup failed')
+        }
+      },
+    ],
+    [
+      'page loader whose load throws',
+      class {
+        context = null
+        stats = new FetchLoader(Hls.DefaultConfig).stats
+        load() {
+          throw new Error('no peer')
+        }
+        abort() {}
+        destroy() {}
+      },
+    ],
+  ])('reports a local error (%s) to hls.js without leaving the CDN', async (_, Local) => {
+    refresh.destroy()
+    await start({ loader: Local as unknown as HlsConfig['loader'] })
+    const outcome = await load('v0/seg_000.ts', 'fragLoadPolicy', false)
+    expect(outcome.code).toBe(0)
+    expect(changes).toEqual([])
+    expect(refresh.refresher.activeCdn).toBe('a')
+  })
+
+  it('moves an attempt hls.js times out first (maxTimeToFirstByteMs < cdnTimeoutMs) to b', async () => {
+    refresh.destroy()
+    const fragLoadPolicy = Hls.DefaultConfig.fragLoadPolicy
+    const short = { ...fragLoadPolicy.default, maxTimeToFirstByteMs: TIMEOUT_MS / 3 }
+    await start({ loader: FetchLoader, fragLoadPolicy: { default: short } })
+    cdns.hang(cdns.a)
+    const outcome = await load('v0/seg_000.ts')
+    expect(outcome.code).toBe(200)
+    expect(outcome.url).toContain(`//${cdns.b.host}/`)
+    expect(outcome.ms).toBeLessThan(TIMEOUT_MS)
+    expect(changes).toEqual([{ from: 'a', to: 'b', reason: 'timeout' }])
+  })
+
+  it('lets no late answer of an attempt given up reach hls.js (page loader)', async () => {
+    // a page's loader that answers slowly from a and cannot be aborted
+    class Slow {
+      context: LoaderContext | null = null
+      stats: LoaderStats = new FetchLoader(Hls.DefaultConfig).stats
+      load(
+        context: LoaderContext,
+        _: LoaderConfiguration,
+        callbacks: LoaderCallbacks<LoaderContext>,
+      ) {
+        const stats = new FetchLoader(Hls.DefaultConfig).stats
+        this.stats = stats
+        const ms = context.url.includes(cdns.a.host) ? TIMEOUT_MS * 2 : 10
+        setTimeout(() => {
+          stats.loading.first = performance.now()
+          callbacks.onSuccess({ url: context.url, data: 'x' }, stats, context, null)
+        }, ms)
+      }
+      abort() {}
+      destroy() {}
+    }
+    refresh.destroy()
+    await start({ loader: Slow as unknown as HlsConfig['loader'] })
+    const Loader = refresh.hlsConfig.loader
+    if (!Loader) throw new Error('no loader')
+    const policy = Hls.DefaultConfig.fragLoadPolicy.default
+    const config = { loadPolicy: policy, timeout: 0, maxRetry: 0, retryDelay: 0, maxRetryDelay: 0 }
+    const answered: string[] = []
+    const context = { url: new URL('v0/seg_000.ts', refresh.url).href, responseType: 'text' }
+    new Loader({ ...Hls.DefaultConfig, ...refresh.hlsConfig }).load(
+      context as LoaderContext,
+      config,
+      {
+        onSuccess: (response) => answered.push(new URL(response.url).host),
+        onError: () => answered.push('error'),
+        onTimeout: () => answered.push('timeout'),
+      },
+    )
+    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS * 3))
+    expect(answered).toEqual([cdns.b.host])
+    expect(changes).toEqual([{ from: 'a', to: 'b', reason: 'timeout' }])
   })
 })
 

@@ -7,7 +7,7 @@ import type {
   LoaderContext,
   LoaderStats,
 } from 'hls.js'
-import { CdnAttempts } from './cdn-attempts.ts'
+import { type AttemptFailure, CdnAttempts, localError } from './cdn-attempts.ts'
 
 /** An hls.js loader class: `config.loader`, `config.pLoader` (playlists) or `config.fLoader` (fragments). */
 export type LoaderClass<C extends LoaderContext = LoaderContext> = new (
@@ -80,13 +80,20 @@ function perAttemptLoader(refresher: TokenRefresher, Base: BaseLoaderClass): Bas
       config: LoaderConfiguration,
       callbacks: LoaderCallbacks<LoaderContext>,
     ): void {
-      const failsOver = (url: string, code: number) => this.#cdn.failsOver(this.#attempt, url, code)
+      const failsOver = (url: string, code: AttemptFailure) =>
+        this.#cdn.failsOver(this.#attempt, url, code)
       const reporting = this.#cdn.callbacks(reportingSentUrl(callbacks), (failed) => {
         if (!failsOver(failed.url, failed.code)) return false
-        this.loadInternal()
+        // hls.js aborted a timed-out attempt before telling: send it again as #watch does
+        if (failed.code === 'timeout') this.#sendAgainSoon(context)
+        else this.loadInternal()
         return true
       })
-      super.load(context, this.#cdn.config(config, failsOver), reporting)
+      super.load(
+        context,
+        this.#cdn.config(config, failsOver, () => context.url),
+        reporting,
+      )
     }
 
     override loadInternal(): void {
@@ -97,7 +104,7 @@ function perAttemptLoader(refresher: TokenRefresher, Base: BaseLoaderClass): Bas
       // As hls.js does for its own async hooks (xhrSetup): a failure fails the request, instead
       // of leaving it neither loaded nor timed out.
       const fail = (error: unknown) =>
-        this.callbacks?.onError({ code: 0, text: String(error) }, context, null, this.stats)
+        this.callbacks?.onError(localError(error), context, null, this.stats)
       // The common case, a token outside its lead window: rewrite and send in this same task.
       // A promise hop would hold every request until the task that asked for it ends (up to
       // milliseconds while hls.js parses; BENCHMARKS.md, per-request overhead).
@@ -138,14 +145,19 @@ function perAttemptLoader(refresher: TokenRefresher, Base: BaseLoaderClass): Bas
         () => this.stats.loading.first > 0,
         () => {
           this.abortInternal()
-          const aborted = this.#attempt
-          // in a task of its own: FetchLoader settles the aborted fetch asynchronously, and
-          // would take the new attempt for the aborted one
-          setTimeout(() => {
-            if (aborted === this.#attempt && this.context === context) this.loadInternal()
-          }, 0)
+          this.#sendAgainSoon(context)
         },
       )
+    }
+
+    /** Sends an aborted attempt again, in a task of its own (unless another one began meanwhile). */
+    #sendAgainSoon(context: LoaderContext): void {
+      const aborted = this.#attempt
+      // FetchLoader settles the aborted fetch asynchronously, and would take the new attempt
+      // for the aborted one
+      setTimeout(() => {
+        if (aborted === this.#attempt && this.context === context) this.loadInternal()
+      }, 0)
     }
   }
 }
@@ -177,11 +189,17 @@ function perLoadLoader(refresher: TokenRefresher, Base: LoaderClass): LoaderClas
     ): void {
       const attempt = ++this.#attempt
       const again = () => this.load(context, config, callbacks)
-      const reporting = this.#cdn.callbacks(reportingSentUrl(callbacks), (failed) => {
-        if (!this.#cdn.failsOver(attempt, failed.url, failed.code)) return false
-        again()
-        return true
-      })
+      // an attempt given up (no first byte in time) may still answer: a page's loader need not
+      // silence an aborted load, and its late answer would reach hls.js besides the new one's
+      const reporting = this.#cdn.callbacks(
+        reportingSentUrl(callbacks),
+        (failed) => {
+          if (!this.#cdn.failsOver(attempt, failed.url, failed.code)) return false
+          again()
+          return true
+        },
+        () => attempt === this.#attempt,
+      )
       const send = () => {
         try {
           this.#inner.load(context, config, reporting)
@@ -194,7 +212,7 @@ function perLoadLoader(refresher: TokenRefresher, Base: LoaderClass): LoaderClas
             },
           )
         } catch (error) {
-          reporting.onError({ code: 0, text: String(error) }, context, null, this.stats)
+          reporting.onError(localError(error), context, null, this.stats)
         }
       }
       if (!refresher.stale) {

@@ -158,4 +158,49 @@ describe('Shaka requests with two CDNs', () => {
     await engine.request(SEGMENT, request).promise
     expect(seen).toEqual([TIMEOUT_MS, 900])
   })
+
+  it('leaves the connectionTimeout of requests that are not the video’s (a DRM licence)', async () => {
+    const seen: number[] = []
+    engine.registerRequestFilter((_type, request) => {
+      seen.push(request.retryParameters.connectionTimeout)
+      // answered without the network: only the filters' verdict matters here
+      request.uris = ['data:text/plain,licence']
+    })
+    const licence = shaka.net.NetworkingEngine.makeRequest(
+      ['https://licence.example.test/widevine'],
+      { ...shaka.net.NetworkingEngine.defaultRetryParameters(), connectionTimeout: 10_000 },
+    )
+    await engine.request(shaka.net.NetworkingEngine.RequestType.LICENSE, licence).promise
+    expect(seen).toEqual([10_000])
+  })
+
+  it('leaves a request already moved to every other CDN to Shaka’s own retries', async () => {
+    cdns.a.failOnce('seg_000.ts', 503)
+    let failedOnB = false
+    cdns.b.onHit((hit) => {
+      if (failedOnB) return
+      failedOnB = true
+      // a's cooldown is over by the time b fails (no timer fires: no probe)
+      time.jump(21_000)
+      hit.status = 503
+    })
+    const request = shaka.net.NetworkingEngine.makeRequest([segment()], {
+      ...shaka.net.NetworkingEngine.defaultRetryParameters(),
+      baseDelay: 50,
+      maxAttempts: 3,
+    })
+    const outcome = await engine.request(SEGMENT, request).promise.then(
+      (response) => response.status ?? 200,
+      (error: shaka.util.Error) => error.code,
+    )
+    expect(outcome).toBe(200)
+    // one switch: b's failure of the re-sent request blames no CDN, Shaka retries it on b
+    expect(changes.map(({ to }) => to)).toEqual(['b'])
+    // (the jump made the token stale: the retry carries b's next one)
+    expect(cdns.hits()).toEqual([
+      'a tok0001aplain 503',
+      'b tok0001bplain 503',
+      expect.stringMatching(/^b tok\d+bplain 200$/),
+    ])
+  })
 })

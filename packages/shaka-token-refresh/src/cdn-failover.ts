@@ -54,22 +54,25 @@ function reasonOf(
 export function cdnFailover(refresher: TokenRefresher, engine: Engine): CdnFailoverOnEngine {
   /** Errors whose retry was cancelled because another CDN takes the request. */
   const moved = new WeakSet<object>()
+  /** Requests under way, each with its re-sends so far (at most one per other CDN). */
+  const resends = new Map<shaka.extern.Request, number>()
+  const others = () => (refresher.record.cdns?.length ?? 1) - 1
   const send = engine.request
   const request: Engine['request'] = (type, shakaRequest, context) => {
     const first = send.call(engine, type, shakaRequest, context)
     let current = first
-    let resent = 0
+    resends.set(shakaRequest, 0)
     const settle = (operation: PendingRequest): Promise<unknown> =>
       operation.promise.catch((error: unknown) => {
-        const others = (refresher.record.cdns?.length ?? 1) - 1
-        if (!moved.has(error as object) || resent++ >= others) throw error
+        if (!moved.has(error as object)) throw error
+        resends.set(shakaRequest, (resends.get(shakaRequest) ?? 0) + 1)
         current = send.call(engine, type, shakaRequest, context)
         return settle(current)
       })
     // the player holds the first operation: its promise and abort follow the re-sent request
     const abortFirst = first.abort.bind(first)
     return Object.assign(first, {
-      promise: settle(first),
+      promise: settle(first).finally(() => resends.delete(shakaRequest)),
       abort: () => (current === first ? abortFirst() : current.abort()),
     })
   }
@@ -78,7 +81,14 @@ export function cdnFailover(refresher: TokenRefresher, engine: Engine): CdnFailo
     onRetry(event) {
       const error = (event as RetryEvent).error
       const reason = error && reasonOf(refresher, error)
-      if (!error || !reason || !refresher.cdnFailed(String(error.data[0]), reason)) return
+      if (!error || !reason) return
+      const uri = String(error.data[0])
+      // Shaka's retry event names no request: the one under way that sent this URI (the
+      // engine's request object itself, its uris rewritten by the filter). Re-sent once per
+      // other CDN already: Shaka's own retries go on, the CDN is not blamed again
+      let sent = 0
+      for (const [pending, count] of resends) if (pending.uris.includes(uri)) sent = count
+      if (sent >= others() || !refresher.cdnFailed(uri, reason)) return
       moved.add(error)
       event.preventDefault()
     },

@@ -18,10 +18,11 @@ import type shaka from 'shaka-player'
 export function tokenRequestFilter(refresher: TokenRefresher): shaka.extern.RequestFilter {
   return async (_type, request) => {
     request.uris = await Promise.all(request.uris.map((uri) => refresher.prepare(uri)))
-    // several CDNs: a CDN that sends nothing is left after cdnTimeoutMs, not Shaka's 10 s
+    // several CDNs: a CDN that sends nothing is left after cdnTimeoutMs, not Shaka's 10 s; only
+    // for this video's requests (a DRM licence server keeps its own patience)
     const timeout = refresher.cdnTimeoutMs
     const parameters = request.retryParameters
-    if (timeout)
+    if (timeout && request.uris.some((uri) => refresher.owns(uri)))
       parameters.connectionTimeout = Math.min(parameters.connectionTimeout || timeout, timeout)
   }
 }

@@ -23,20 +23,23 @@ describe('classifyCdnFailure', () => {
   })
 })
 
-const setup = (ids: string[], probeAnswers: boolean[] = []) => {
+const setup = (ids: string[], probeAnswers: boolean[] = [], held = false) => {
   const time = fakeTime()
   const changes: CdnChange[] = []
   const probes: string[] = []
+  /** With `held`, each probe waits until the test answers it here. */
+  const answer: ((well: boolean) => void)[] = []
   const failover = createCdnFailover(ids, 20_000, {
     clock: time.clock,
     timers: time.timers,
     probe: async (id) => {
       probes.push(id)
+      if (held) return new Promise<boolean>((resolve) => answer.push(resolve))
       return probeAnswers.shift() ?? false
     },
     changed: (change) => changes.push(change),
   })
-  return { time, failover, changes, probes }
+  return { time, failover, changes, probes, answer }
 }
 
 describe('createCdnFailover', () => {
@@ -92,13 +95,71 @@ describe('createCdnFailover', () => {
     expect(time.pending).toBe(0)
   })
 
-  it('keeps the active CDN when a new record lists it, else falls back to the preferred', () => {
-    const { failover, changes } = setup(['a', 'b'])
+  it('keeps the active CDN when a new record lists it, else the preferred when all cool', () => {
+    const { failover, changes } = setup(['a', 'b', 'c'])
     failover.failed('a', 'timeout')
-    failover.update(['a', 'b'])
+    failover.update(['a', 'b', 'c'])
     expect(failover.active).toBe('b')
-    failover.update(['a', 'c'])
+    failover.failed('b', 'timeout')
+    failover.update(['a', 'b'])
     expect(failover.active).toBe('a')
-    expect(changes.at(-1)).toEqual({ from: 'b', to: 'a', reason: 'recovered' })
+    expect(changes.at(-1)).toEqual({ from: 'c', to: 'a', reason: 'recovered' })
+  })
+
+  it('does not go back to the probed CDN while its probe runs', async () => {
+    const { time, failover, changes, answer } = setup(['a', 'b'], [], true)
+    failover.failed('a', 'refused')
+    await time.advance(20_000)
+    expect(answer).toHaveLength(1)
+    // a is being probed, not known to be well: b's failure has nowhere to go
+    expect(failover.failed('b', 'server-error')).toBe(false)
+    expect(failover.active).toBe('b')
+    answer[0]?.(false)
+    await time.advance(0)
+    expect(failover.failed('b', 'server-error')).toBe(false)
+    expect(changes).toHaveLength(1)
+  })
+
+  it('puts a CDN on cooldown only when playback leaves it', async () => {
+    const { time, failover, changes } = setup(['a', 'b'], [true])
+    failover.failed('a', 'timeout')
+    await time.advance(5000)
+    // b fails while a cools: playback stays on b, and b has not been left
+    expect(failover.failed('b', 'timeout')).toBe(false)
+    await time.advance(15_000)
+    expect(failover.active).toBe('a')
+    // a new outage of a right after: b is there to take over
+    expect(failover.failed('a', 'server-error')).toBe(true)
+    expect(failover.active).toBe('b')
+    expect(changes.map(({ to }) => to)).toEqual(['b', 'a', 'b'])
+  })
+
+  it('keeps one probe chain when a probe answers after a newer chain started', async () => {
+    const { time, failover, probes, answer } = setup(['a', 'b'], [], true)
+    failover.failed('a', 'timeout')
+    await time.advance(20_000)
+    expect(probes).toEqual(['a'])
+    // while a is probed, a record makes c preferred; b fails, playback goes to c (no probe
+    // needed), c fails after b cooled, playback goes to b: a new chain probes c
+    failover.update(['c', 'a', 'b'])
+    failover.failed('b', 'server-error')
+    expect(failover.active).toBe('c')
+    await time.advance(20_000)
+    expect(failover.failed('c', 'server-error')).toBe(true)
+    expect(failover.active).toBe('b')
+    expect(time.pending).toBe(1)
+    answer[0]?.(false)
+    await time.advance(0)
+    expect(time.pending).toBe(1)
+    failover.stop()
+    expect(time.pending).toBe(0)
+  })
+
+  it('falls back to the first CDN not cooling down when a record drops the active one', () => {
+    const { failover, changes } = setup(['a', 'b', 'c'])
+    failover.failed('a', 'timeout')
+    failover.update(['a', 'c'])
+    expect(failover.active).toBe('c')
+    expect(changes.at(-1)).toEqual({ from: 'b', to: 'c', reason: 'recovered' })
   })
 })

@@ -28,9 +28,9 @@ export interface CdnFailoverOptions {
   timeoutMs?: number
   /**
    * Whether the preferred CDN serves `url` (its own host and token) again. Default: a `HEAD`
-   * request answered 2xx.
+   * request answered 2xx. `signal` aborts when the probe times out or the refresher is destroyed.
    */
-  probe?: (url: string) => Promise<boolean>
+  probe?: (url: string, signal: AbortSignal) => Promise<boolean>
 }
 
 /**
@@ -89,7 +89,8 @@ export interface CdnFailover {
   failed(id: string, reason: CdnFailureReason): boolean
   /**
    * A new record lists `ids`: the active CDN stays while it is listed (a refresh mid-outage does
-   * not bring playback back to the failing CDN); otherwise the preferred one takes over.
+   * not bring playback back to the failing CDN); otherwise the first one not cooling down takes
+   * over (the preferred one when all are).
    */
   update(ids: string[]): void
   /** Stops the probe timer; later failures are ignored. */
@@ -135,20 +136,24 @@ export function createCdnFailover(
   }
   // Probes the preferred CDN after a cooldown; a failed probe waits another one.
   const armProbe = () => {
-    probeTimer = timers.set(async () => {
+    const timer = timers.set(async () => {
       const target = preferred()
+      // cooling while the probe runs: a failure elsewhere meanwhile must not send playback back
+      // to a CDN not known to be well again
+      coolingUntil.set(target, Number.POSITIVE_INFINITY)
       const well = await probe(target).catch(() => false)
+      coolingUntil.set(target, well ? 0 : clock.now() + cooldownMs)
+      // cleared, or replaced by a newer chain while the probe ran: that one goes on alone
+      if (probeTimer !== timer) return
       probeTimer = undefined
       if (stopped || active === target) return
-      if (well) {
-        coolingUntil.delete(target)
-        switchTo(target, 'recovered')
-      } else {
-        coolingUntil.set(target, clock.now() + cooldownMs)
-        armProbe()
-      }
+      if (well) switchTo(target, 'recovered')
+      else armProbe()
     }, cooldownMs)
+    probeTimer = timer
   }
+  const usable = (candidates: string[], now: number) =>
+    candidates.find((candidate) => (coolingUntil.get(candidate) ?? 0) <= now)
   return {
     get active() {
       return active
@@ -160,18 +165,17 @@ export function createCdnFailover(
       if (stopped || !list.includes(id)) return false
       if (id !== active) return true
       const now = clock.now()
-      coolingUntil.set(id, now + cooldownMs)
       const start = list.indexOf(id)
-      const next = [...list.slice(start + 1), ...list.slice(0, start)].find(
-        (candidate) => (coolingUntil.get(candidate) ?? 0) <= now,
-      )
+      const next = usable([...list.slice(start + 1), ...list.slice(0, start)], now)
+      // nowhere to go: playback stays, and so must this CDN's standing for later switches
       if (next === undefined) return false
+      coolingUntil.set(id, now + cooldownMs)
       switchTo(next, reason)
       return true
     },
     update(next) {
       list = next
-      if (!next.includes(active)) switchTo(preferred(), 'recovered')
+      if (!next.includes(active)) switchTo(usable(next, clock.now()) ?? preferred(), 'recovered')
     },
     stop() {
       stopped = true

@@ -81,17 +81,14 @@ export interface RefreshSettings
 export interface CdnSettings {
   cooldownMs: number
   timeoutMs: number
-  probe: (url: string) => Promise<boolean>
+  probe: (url: string, signal: AbortSignal) => Promise<boolean>
 }
 
-/** The default probe: the preferred CDN answers a `HEAD` of the URL with a 2xx in time. */
-const headProbe =
-  (timeoutMs: number) =>
-  async (url: string): Promise<boolean> => {
-    const init: RequestInit = { method: 'HEAD', cache: 'no-store' }
-    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })
-    return response.ok
-  }
+/** The default probe: the preferred CDN answers a `HEAD` of the URL with a 2xx (before `signal` aborts it). */
+async function headProbe(url: string, signal: AbortSignal): Promise<boolean> {
+  const response = await fetch(url, { method: 'HEAD', cache: 'no-store', signal })
+  return response.ok
+}
 
 const systemClock: Clock = { now: () => Date.now() }
 const systemTimers: Timers = {
@@ -184,5 +181,5 @@ export function resolveCdnSettings(options: TokenRefreshOptions['cdn'] = {}): Cd
     throw new RangeError(
       `cdn.cooldownMs and cdn.timeoutMs must be > 0, got ${cooldownMs}, ${timeoutMs}`,
     )
-  return { cooldownMs, timeoutMs, probe: options.probe ?? headProbe(timeoutMs) }
+  return { cooldownMs, timeoutMs, probe: options.probe ?? headProbe }
 }

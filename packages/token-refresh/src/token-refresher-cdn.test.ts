@@ -1,14 +1,14 @@
 import { findTokenPair } from '@proj/signing/url'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { CdnChange } from './cdn-failover.ts'
-import { fakeTime, fakeTokenBackend } from './testing/index.ts'
+import { fakeTime, fakeTokenBackend, testRefreshOptions, twoTinyCdns } from './testing/index.ts'
 import { createTokenPeers, type TokenPeers } from './token-peers.ts'
 import { TokenRefresher } from './token-refresher.ts'
 
 const setup = async (
   options: {
     cdns?: string[]
-    probe?: (url: string) => Promise<boolean>
+    probe?: (url: string, signal: AbortSignal) => Promise<boolean>
     ipBound?: boolean
     peers?: TokenPeers
     time?: ReturnType<typeof fakeTime>
@@ -32,9 +32,9 @@ const setup = async (
     cdn: {
       cooldownMs: 20_000,
       timeoutMs: 3000,
-      probe: (url) => {
+      probe: (url, signal) => {
         probed.push(url)
-        return probe(url)
+        return probe(url, signal)
       },
     },
   })
@@ -199,6 +199,56 @@ describe('TokenRefresher with several CDNs', () => {
     const onB = refresher.url
     expect(refresher.cdnFailed(onB, 'timeout')).toBe(false)
     expect(refresher.activeCdn).toBe('b')
+  })
+
+  it("refreshes when a CDN other than the page's active one refuses its own current token", async () => {
+    // the service worker lane: the worker moved to b, the page's refresher never heard of it
+    const { refresher, time, backend } = await setup()
+    const onB = segment('b.cdn.test', 'tok0001bplain', refresher.record.expires)
+    expect(refresher.activeCdn).toBe('a')
+    time.jump(1000)
+    expect(refresher.recover(onB)).toBe(true)
+    await time.advance(0)
+    expect(backend.calls).toBe(2)
+    // an older pair of b just needs the current one: no refresh
+    expect(refresher.recover(segment('b.cdn.test', 'tok0001bplain', 1767225600))).toBe(true)
+    await time.advance(0)
+    expect(backend.calls).toBe(2)
+  })
+
+  it('ends a running probe, its timer and its request, on destroy', async () => {
+    let signal: AbortSignal | undefined
+    const { refresher, time } = await setup({
+      probe: (_url, given) => {
+        signal = given
+        return new Promise(() => undefined)
+      },
+    })
+    refresher.cdnFailed(refresher.url, 'timeout')
+    await time.advance(20_000)
+    expect(signal?.aborted).toBe(false)
+    refresher.destroy()
+    expect(signal?.aborted).toBe(true)
+    expect(time.pending).toBe(0)
+  })
+
+  it('aborts the default HEAD probe on destroy', async () => {
+    const time = fakeTime()
+    const cdns = await twoTinyCdns(time)
+    const fetches = vi.spyOn(globalThis, 'fetch')
+    try {
+      const refresher = await TokenRefresher.create(testRefreshOptions(time, cdns.getToken))
+      cdns.hang(cdns.a)
+      refresher.cdnFailed(refresher.url, 'timeout')
+      await time.advance(20_000)
+      const [url, init] = fetches.mock.calls.at(-1) ?? []
+      expect([String(url).includes(cdns.a.host), init?.method]).toEqual([true, 'HEAD'])
+      refresher.destroy()
+      expect(init?.signal?.aborted).toBe(true)
+    } finally {
+      fetches.mockRestore()
+      await cdns.close()
+    }
   })
 
   it('stops probing once destroyed', async () => {

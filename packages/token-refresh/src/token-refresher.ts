@@ -127,6 +127,8 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   #cdns: CdnRewriter
   /** Which CDN is active, with two or more CDNs (`undefined` with one). */
   #failover: CdnFailover | undefined
+  /** Ends the running probe (its timeout and request), if any. */
+  #endProbe: (() => void) | undefined
   /** The last URL of this video rewritten: what a probe of the preferred CDN asks for. */
   #lastUrl: string | undefined
   /** Estimated server clock minus client clock (ms), from the last record with a `Date`. */
@@ -262,8 +264,12 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
 
   /** The token this refresher's URLs carry (`token_ip` when `ipBound`; the active CDN's). */
   #currentToken(): string {
-    const active = this.#failover?.active
-    const cdn = this.#record.cdns?.find(({ id }) => id === active) ?? this.#record
+    return this.#tokenOf(this.#failover?.active)
+  }
+
+  /** The current token of CDN `id` (`token_ip` when `ipBound`); the record's own for one CDN. */
+  #tokenOf(id: string | undefined): string {
+    const cdn = this.#record.cdns?.find((entry) => entry.id === id) ?? this.#record
     return this.ipBound ? cdn.token_ip : cdn.token
   }
 
@@ -335,19 +341,31 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     })
   }
 
-  /** Asks the probe whether CDN `id` serves the last URL (its host and token), within the timeout. */
+  /**
+   * Asks the probe whether CDN `id` serves the last URL (its host and token), within the timeout;
+   * {@link destroy} ends it (timer and request) at once.
+   */
   #probe(id: string): Promise<boolean> {
     const url =
       (this.#lastUrl && this.#cdns.rewrite(this.#lastUrl, id)) ??
       this.#cdns.rewrite(this.#record.url, id)
     const { timers, cdn } = this.#settings
     if (url === undefined) return Promise.resolve(false)
-    return new Promise((resolve) => {
-      const timer = timers.set(() => resolve(false), cdn.timeoutMs)
+    const controller = new AbortController()
+    return new Promise<boolean>((resolve) => {
+      const end = () => {
+        timers.clear(timer)
+        controller.abort()
+        resolve(false)
+      }
+      const timer = timers.set(end, cdn.timeoutMs)
+      this.#endProbe = end
       cdn
-        .probe(url)
+        .probe(url, controller.signal)
         .then(resolve, () => resolve(false))
         .finally(() => timers.clear(timer))
+    }).finally(() => {
+      this.#endProbe = undefined
     })
   }
 
@@ -423,7 +441,9 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   recover(failedUrl: string): boolean {
     const pair = findTokenPair(failedUrl)
     if (!pair || this.#destroyed || this.rejected || !this.owns(failedUrl)) return false
-    const current = this.#currentToken()
+    // the URL's own CDN: a service worker fails over without telling the page's refresher
+    const cdn = this.#cdns.cdnOf(failedUrl)
+    const current = this.#tokenOf(cdn)
     this.#demand()
     if (pair.token !== current || this.#inflight) return true
     const verdict = this.#rejections.refused(current, {
@@ -432,18 +452,18 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     })
     if (verdict === 'give-up') this.#report(new TokenRejectedError(this.#rejections.inARow))
     if (verdict !== 'refresh') return false
-    this.#single(() => this.#fetchReplacing(current)).catch(() => undefined)
+    this.#single(() => this.#fetchReplacing(current, cdn)).catch(() => undefined)
     return true
   }
 
   /**
-   * A refresh for the refused token `refused`. Backends sign by the second (the token is a hash
+   * A refresh for the refused token `refused` of CDN `cdn`. Backends sign by the second (the token is a hash
    * of the path and the expiry), so a token fetched within the refused one's second is that
    * token again, which the retry would only see refused: then once more, a second later.
    */
-  async #fetchReplacing(refused: string): Promise<TokenRecord> {
+  async #fetchReplacing(refused: string, cdn: string | undefined): Promise<TokenRecord> {
     const record = await this.#fetch()
-    if (this.#currentToken() !== refused || this.#destroyed) return record
+    if (this.#tokenOf(cdn) !== refused || this.#destroyed) return record
     await new Promise((resolve) =>
       this.#settings.timers.set(() => resolve(undefined), ONE_SECOND_MS),
     )
@@ -602,6 +622,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     this.#leavePeers?.()
     this.#leavePeers = undefined
     this.#failover?.stop()
+    this.#endProbe?.()
     if (this.#timer !== undefined) this.#settings.timers.clear(this.#timer)
     this.#timer = undefined
     this.#settings.visibility?.removeEventListener('visibilitychange', this.#onVisible)

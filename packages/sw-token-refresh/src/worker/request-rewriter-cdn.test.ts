@@ -98,6 +98,27 @@ describe('RequestRewriter with two CDNs', () => {
     expect(cdns.sent).toEqual([`GET a tok0001aplain ${status}`, 'GET b tok0001bplain 200'])
   })
 
+  it('cancels the body of the failed answer it drops for b', async () => {
+    let cancelled = 0
+    const withBody: typeof fetch = async (input, init) => {
+      const answer = await cdns.fetch(input, init)
+      if (answer.status !== 503) return answer
+      const body = new ReadableStream({ cancel: () => void cancelled++ })
+      return new Response(body, { status: 503 })
+    }
+    worker = new RequestRewriter({
+      clients: { get: async () => undefined, matchAll: async () => [] },
+      fetch: withBody,
+      now: time.clock.now,
+      timers: time.timers,
+      cdn: { cooldownMs: 20_000 },
+    })
+    await worker.receive({ kind: 'token-refresh:record', entry: entryOf(record) }, 'tab-1')
+    cdns.faults.a = 503
+    expect((await play()).status).toBe(200)
+    expect(cancelled).toBe(1)
+  })
+
   it('gives up an attempt with no first byte after the timeout and sends it to b', async () => {
     cdns.faults.a = 'hang'
     const pending = play()

@@ -239,6 +239,8 @@ export class RequestRewriter {
         const failure =
           response.type === 'opaque' ? undefined : classifyCdnFailure(response.status, fresh())
         if (!failure || !more || !state.failover.failed(id, failure)) return { response, target }
+        // the failed answer is dropped: let its connection go instead of leaving the body unread
+        response.body?.cancel().catch(() => undefined)
       } catch (error) {
         const failedOver =
           moved.byTimeout ||
