@@ -139,6 +139,17 @@ describe('sessions with several CDNs', () => {
       else ownTokensOnly(log.filter((entry) => entry.host === 'cdn-b.test'))
     })
 
+  it('holds every leaf that comes while the serving CDN is being probed, and sends none to it when it hangs', async () => {
+    const { faults, session, leafHost, advance } = setup()
+    const path = await session()
+    expect(await leafHost(path)).toBe('cdn.test')
+    faults['cdn.test'] = 'hang'
+    advance(CDN_HEALTH_DEFAULTS.probeIntervalMs)
+    // the first leaf starts the probe; the others come while it runs
+    const hosts = await Promise.all([leafHost(path), leafHost(path), leafHost(path)])
+    expect(hosts).toEqual(['cdn-b.test', 'cdn-b.test', 'cdn-b.test'])
+  })
+
   it('answers a playlist from the next CDN when the serving one fails to give it, at once', async () => {
     const { faults, log, request, session, serving } = setup()
     const path = await session()

@@ -195,9 +195,10 @@ export function fileRoute(lane: SessionLane) {
       const leaf = request.file.kind === 'leaf'
       if (cdns !== undefined) await lane.syncDrains(c, cdns)
       // Several CDNs: those due for a probe are probed with this very leaf. The serving CDN's
-      // probe is waited for (one leaf a second, one CDN round trip; a hang, the probe timeout),
-      // so that the leaf that discovers a failure already goes to the next CDN: a client that
-      // does not retry loses nothing to a refusal or a 5xx. The others' run in the background.
+      // probe is waited for, by this leaf and by those that come while it runs (one round trip
+      // a second; a hang, the probe timeout), so that the leaves that find a failure already go
+      // to the next CDN: a client that does not retry loses nothing to a refusal or a 5xx, and
+      // a hang catches only what was sent in the second before it. The others' run behind.
       if (leaf && cdns !== undefined) {
         const { serving, others } = cdns.probeDue(target)
         if (others !== undefined) keepAlive(c, others)

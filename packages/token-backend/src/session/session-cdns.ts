@@ -72,6 +72,8 @@ export function sessionCdns(
     id: cdn.id,
     hosts: [cdn.cdnDomain, cdn.cdnDomainIp],
   }))
+  // each CDN's probe while it runs
+  const probing = new Map<string, Promise<void>>()
   // the leaves of one video asked within the same second share their signature
   const signed = new Map<string, { base: string; query: string }>()
   const urlFor = async (id: string, { video, type, expires, rest }: SessionFileTarget) => {
@@ -111,22 +113,28 @@ export function sessionCdns(
     serving: () => health.serving(),
     urlFor,
     /**
-     * Probes every CDN due for one with the file a session is sent to now: `serving`, the probe
-     * of the CDN serving sessions now, `others` the rest's, each resolving when done (Workers:
-     * hand `others` to `waitUntil`); `undefined` where none was due.
+     * Probes every CDN due for one with the file a session is sent to now. `serving`: the probe
+     * of the CDN serving sessions now, started here or still running from an earlier request
+     * (a leaf waits for it: while the serving CDN's health is being asked, nothing is sent
+     * there blind); `others`: the rest's (Workers: hand it to `waitUntil`). Each resolves when
+     * done; `undefined` where none is running.
      */
     probeDue(target: SessionFileTarget): {
       serving: Promise<void> | undefined
       others: Promise<void> | undefined
     } {
       const current = health.serving()
-      const run = (id: string) =>
-        health.claimProbe(id)
-          ? probe(id, target).then((failure) => health.probed(id, failure))
-          : undefined
+      const run = (id: string) => {
+        if (!health.claimProbe(id)) return undefined
+        const running = probe(id, target)
+          .then((failure) => health.probed(id, failure))
+          .finally(() => probing.delete(id))
+        probing.set(id, running)
+        return running
+      }
       const others = cdns.flatMap(({ id }) => (id === current ? [] : (run(id) ?? [])))
       return {
-        serving: run(current),
+        serving: run(current) ?? probing.get(current),
         others: others.length === 0 ? undefined : Promise.all(others).then(() => undefined),
       }
     },
