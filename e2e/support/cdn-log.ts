@@ -24,9 +24,11 @@ const EXPIRES = /^\/(?:videos|cmaf)\/[^/]+\/[^/]+\/(\d+)\//
  * ```ts
  * const requests = cdnRequests('ffmpeg-session-1234')
  * ```
+ *
+ * `log` is another nginx's access log in the same format (the multi-CDN spec's own CDNs).
  */
-export function cdnRequests(video: string): CdnRequest[] {
-  return readFileSync(NGINX_ACCESS_LOG, 'utf8')
+export function cdnRequests(video: string, log: string = NGINX_ACCESS_LOG): CdnRequest[] {
+  return readFileSync(log, 'utf8')
     .split('\n')
     .flatMap((line) => {
       const match = LINE.exec(line)

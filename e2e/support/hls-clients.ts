@@ -83,9 +83,12 @@ const run = (
 /**
  * ffmpeg reading `url` in real time (`-re`), copying the first video and audio streams to an
  * MPEG-TS file. Its exit code proves nothing (it skips segments it cannot open): judge the file
- * and the CDN log.
+ * and the CDN log. `input`: options before `-i` (`['-rw_timeout', '3000000']`).
  */
-export function ffmpeg(url: string, { seconds }: { seconds?: number } = {}): ClientRun {
+export function ffmpeg(
+  url: string,
+  { seconds, input = [] }: { seconds?: number; input?: string[] } = {},
+): ClientRun {
   const file = join(scratch(), 'out.ts')
   const limit = seconds === undefined ? [] : ['-t', String(seconds)]
   return run(
@@ -96,6 +99,7 @@ export function ffmpeg(url: string, { seconds }: { seconds?: number } = {}): Cli
       '-loglevel',
       'warning',
       '-re',
+      ...input,
       '-i',
       url,
       ...limit,
