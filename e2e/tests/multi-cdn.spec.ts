@@ -98,16 +98,25 @@ interface Stack {
 }
 
 const startStack = async (): Promise<Stack> => {
-  const [a, b] = await Promise.all([startCdn('a', SECRETS.a), startCdn('b', SECRETS.b)])
-  const injector = await startInjector(a)
-  const [both, alone] = await Promise.all([
-    startTokenInstance({ a: injector, secretA: SECRETS.a, b }),
-    startTokenInstance({ a: injector, secretA: SECRETS.a }),
+  const stack: Partial<Stack> = {}
+  running = stack
+  ;[stack.a, stack.b] = await Promise.all([startCdn('a', SECRETS.a), startCdn('b', SECRETS.b)])
+  stack.injector = await startInjector(stack.a)
+  ;[stack.both, stack.alone] = await Promise.all([
+    startTokenInstance({ a: stack.injector, secretA: SECRETS.a, b: stack.b }),
+    startTokenInstance({ a: stack.injector, secretA: SECRETS.a }),
   ])
-  return { a, b, injector, both, alone }
+  return stack as Stack
 }
 
+/** The stack of the test running now: stopped after it even when a timeout cut its `finally`. */
+let running: Partial<Stack> | undefined
+test.afterEach(async () => {
+  if (running) await stopStack(running)
+})
+
 const stopStack = async (stack: Partial<Stack>) => {
+  if (running === stack) running = undefined
   await Promise.all(
     [stack.both, stack.alone, stack.injector, stack.a, stack.b].map((server) => server?.stop()),
   )
