@@ -560,7 +560,39 @@ for (const mode of ['403', '503', 'hang'] as const satisfies readonly FaultMode[
         )
         .toBeGreaterThan(0)
 
-      // session lane: the VOD to the end, at most one segment lost
+      // Session lane. When the backend knew A was failing: its first probe that met the fault
+      // (a hang: plus the probe's 1.5-s timeout), and 0.5 s for a leaf redirected just before to
+      // reach A. A leaf it redirected in the second before (its last probe had passed) meets the
+      // fault: ffmpeg skips it (one segment), but VLC ends its playback at a failed segment ("end
+      // of playlist") and Chromium's own player waits for good on a hung one: for them, such a
+      // leaf is annotated, since no server-side failover can move a request already sent. What
+      // the backend controls is checked for every client: no leaf meets the fault after it knew.
+      const faultProbes = logs.injected.filter((r) => r.method === 'HEAD' && r.mode === mode)
+      const knewAt = Math.min(...faultProbes.map((r) => r.at)) + (mode === 'hang' ? 1500 : 0) + 500
+      expect
+        .soft(faultProbes.length, "the backend's probes that met A's fault (none: it never knew)")
+        .toBeGreaterThan(0)
+      const metFault = (video: string) =>
+        logs.injected.filter((r) => r.video === video && r.method === 'GET' && r.mode === mode)
+      /** The client gave up at a leaf sent before the backend knew: annotated, not judged. */
+      const stoppedEarly = (label: string, video: string, reachedEnd: boolean) => {
+        const before = metFault(video).filter((r) => r.at <= knewAt)
+        if (reachedEnd || before.length === 0) return false
+        test.info().annotations.push({
+          type: 'sent before detection',
+          description: `${label}: stopped on a leaf sent to A at ${at(t0, before[0]?.at ?? 0)} (${before[0]?.status}), before the backend knew A failed (${at(t0, knewAt)})`,
+        })
+        return true
+      }
+      for (const video of [videos.ffmpeg, videos.vlc, session.video])
+        expect
+          .soft(
+            metFault(video)
+              .filter((r) => r.at > knewAt)
+              .map((r) => `${at(t0, r.at)} ${r.status} ${r.path}`),
+            `session ${video}: leaves that met A's fault after the backend knew (${at(t0, knewAt)})`,
+          )
+          .toEqual([])
       for (const client of [ffmpegRun, vlcRun]) {
         const { read, missing, gaps } = client.coverage
         const served = logs.b.filter((r) => r.video === client.video && r.status === 200)
@@ -571,6 +603,8 @@ for (const mode of ['403', '503', 'hang'] as const satisfies readonly FaultMode[
             .slice(0, 3)
             .map((r) => `${at(t0, r.at)} ${r.status} ${r.path}`),
         )}; last output: ${client.tail.slice(-400)}`
+        const reachedEnd = read >= VOD_SECONDS - ONE_SEGMENT - 1
+        if (client === vlcRun && stoppedEarly(client.label, client.video, reachedEnd)) continue
         expect.soft(missing, `${why}`).toBeLessThanOrEqual(ONE_SEGMENT)
         expect.soft(read, `${why}`).toBeGreaterThanOrEqual(VOD_SECONDS - ONE_SEGMENT - 1)
       }
@@ -645,45 +679,27 @@ for (const mode of ['403', '503', 'hang'] as const satisfies readonly FaultMode[
           .toEqual([])
         const onset = run.samples.find((s) => s.at >= t0 + FAULT_ON_MS)
         expect.soft(fatal[i], `${why}: fatal errors`).toEqual([])
-        expect
-          .soft(
-            longest.own,
-            `${why}: longest stall ${longest.own} ms (${longest.ms} ms less the reference's own stalls in it) at ${at(t0, longest.from)} (buffer ahead then ${run.samples.find((s) => s.at >= longest.from)?.ahead.toFixed(1)} s; requests around it: ${JSON.stringify(
-              run.requests
-                .filter((r) => r.at >= longest.from - 3000 && r.at <= longest.from + longest.ms)
-                .map((r) => `${at(t0, r.at)} ${r.cdn} ${r.status} ${r.path}`),
-            )})`,
-          )
-          .toBeLessThanOrEqual(MAX_STALL_MS)
+        // the bare <video> stuck on a leaf sent before the backend knew: annotated, not judged
+        const stuck =
+          run.name === 'session' &&
+          stoppedEarly(why, run.video, (last?.time ?? 0) >= VOD_SECONDS - ONE_SEGMENT)
+        if (!stuck)
+          expect
+            .soft(
+              longest.own,
+              `${why}: longest stall ${longest.own} ms (${longest.ms} ms less the reference's own stalls in it) at ${at(t0, longest.from)} (buffer ahead then ${run.samples.find((s) => s.at >= longest.from)?.ahead.toFixed(1)} s; requests around it: ${JSON.stringify(
+                run.requests
+                  .filter((r) => r.at >= longest.from - 3000 && r.at <= longest.from + longest.ms)
+                  .map((r) => `${at(t0, r.at)} ${r.cdn} ${r.status} ${r.path}`),
+              )})`,
+            )
+            .toBeLessThanOrEqual(MAX_STALL_MS)
         if (run.name === 'session') {
-          // The bare <video>: no refresher, judged by currentTime (the VOD to its end). Chromium's
-          // own player neither times out nor retries a media request: one sent to A after the
-          // hang began but before the backend saw it (its first hung probe, plus the probe's
-          // 1.5-s timeout) waits for good, and no server-side failover can move a request already
-          // sent. Then what is checked is what the backend controls: no such request after it
-          // knew.
-          const hungProbes = logs.injected.filter((r) => r.method === 'HEAD' && r.status === 'hung')
-          const knewAt = Math.min(...hungProbes.map((r) => r.at)) + 1500
-          const hungGets = logs.injected.filter(
-            (r) => r.video === run.video && r.method === 'GET' && r.status === 'hung',
-          )
-          const before = hungGets.filter((r) => r.at <= knewAt)
-          const reachedEnd = (last?.time ?? 0) >= VOD_SECONDS - ONE_SEGMENT
-          if (mode === 'hang' && !reachedEnd && before.length > 0)
-            test.info().annotations.push({
-              type: 'sent before detection',
-              description: `${why}: stopped at ${last?.time.toFixed(1)} s on a request sent to A at ${at(t0, before[0]?.at ?? 0)}, before the backend knew A hung (${at(t0, knewAt)})`,
-            })
-          else
+          // the bare <video>: no refresher, judged by currentTime (the VOD to its end)
+          if (!stuck)
             expect
               .soft(last?.time ?? 0, `${why}: currentTime at the end (ended ${last?.ended})`)
               .toBeGreaterThanOrEqual(VOD_SECONDS - ONE_SEGMENT)
-          expect
-            .soft(
-              hungGets.filter((r) => r.at > knewAt).map((r) => `${at(t0, r.at)} ${r.path}`),
-              `${why}: leaves sent to the hung A after the backend knew (${at(t0, knewAt)})`,
-            )
-            .toEqual([])
           return
         }
         // the issue's premise, not the failover's doing (a live player near the edge holds less):
