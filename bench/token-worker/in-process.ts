@@ -14,6 +14,8 @@ const env = {
   CDN_DOMAIN: 'cdn.bench.test',
   CDN_DOMAIN_IP: 'cdn-ip.bench.test',
   AUTH_MODE: 'none',
+  // in process there is no socket: the viewer is the header a proxy in front would set
+  IP_HEADERS: 'x-real-ip',
 }
 const path = '/token?video=demo&type=vod&expire=600'
 const hello = new Hono().get('/token', (c) => c.json({ hello: 'world' }))

@@ -4,7 +4,8 @@
 //   NGINX_PLAIN_PORT, NGINX_IP_PORT, ORIGIN_PORT, SECRET_KEY, NGINX_PREFIX (a scratch directory),
 //   PREVIOUS_SECRET_KEY (optional: also accepted during a rotation)
 //   NGINX_BALANCER_PORT, NGINX_BALANCER_UPSTREAMS (optional: a round-robin balancer on that port
-//   in front of the comma-separated loopback ports, nginx/balancer.conf.template)
+//   in front of the comma-separated loopback ports, nginx/balancer.conf.template),
+//   NGINX_BALANCER_BIND (the loopback address it connects to them from; default 127.0.0.1)
 // SIGHUP re-renders the configuration from NGINX_PREFIX/rotation.json ({ secret, previous }) when
 // that file exists, then reloads nginx: the rotation e2e test rotates without a restart.
 import { spawn } from 'node:child_process'
@@ -22,6 +23,9 @@ const values = {
   SECRET: env.SECRET_KEY ?? '',
   PREVIOUS_SECRET: env.PREVIOUS_SECRET_KEY ?? '',
   BALANCER_PORT: env.NGINX_BALANCER_PORT ?? '',
+  BALANCER_BIND: /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(env.NGINX_BALANCER_BIND ?? '')
+    ? env.NGINX_BALANCER_BIND
+    : '127.0.0.1',
   BALANCER_SERVERS: (env.NGINX_BALANCER_UPSTREAMS ?? '')
     .split(',')
     .filter((port) => /^\d+$/.test(port))

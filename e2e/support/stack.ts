@@ -46,6 +46,13 @@ export const PORTS = {
 /** The viewer rate limit of the fleet: token requests per viewer and minute, over all instances. */
 export const FLEET_RATE_LIMIT = 9
 
+/**
+ * The address the balancer connects to the fleet from (`proxy_bind`): the fleet's only trusted
+ * proxy (`TRUSTED_PROXIES`). Clients connect from other loopback addresses (all of 127.0.0.0/8
+ * is this machine's), so the fleet can tell the balancer from a client that forges its headers.
+ */
+export const BALANCER_BIND = '127.0.0.2'
+
 export type Cdn = 'nginx' | 'emulator'
 
 /** Where the e2e nginx writes its access log (the CDN's view of every request). */
@@ -153,6 +160,7 @@ export function e2eStack(): E2eService[] {
         NGINX_PREFIX: join(scratch, 'nginx'),
         NGINX_BALANCER_PORT: String(PORTS.balancer),
         NGINX_BALANCER_UPSTREAMS: PORTS.fleet.join(','),
+        NGINX_BALANCER_BIND: BALANCER_BIND,
       },
     },
     signingFor(PORTS.tokenNginx, PORTS.nginxPlain, PORTS.nginxIp),
@@ -162,6 +170,10 @@ export function e2eStack(): E2eService[] {
     ...PORTS.fleet.map((port) =>
       nodeTokenInstance(port, {
         REDIS_URL: `redis://127.0.0.1:${PORTS.redis}`,
+        // as an operator runs it behind a proxy: the viewer is what nginx saw, never a header
+        // a client wrote (the spec's IP_HEADERS of the other backends trust anyone)
+        IP_HEADERS: '',
+        TRUSTED_PROXIES: BALANCER_BIND,
         RATE_LIMIT_REQUESTS: String(FLEET_RATE_LIMIT),
         RATE_LIMIT_PERIOD: '60',
       }),

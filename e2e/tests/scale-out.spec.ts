@@ -1,8 +1,11 @@
 // Scale-out on Node: three instances of the token backend (its Node entry, REDIS_URL) on one
 // Debian redis-server, behind nginx as a round-robin balancer, as an operator runs them. What one
 // instance learns (a revocation, a session's networks, a viewer's count) binds every other one.
+// The fleet trusts X-Forwarded-For from the balancer only (TRUSTED_PROXIES): viewers on other
+// networks are clients connecting from other loopback addresses, as nginx sees them.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Agent, fetch as fetchWith } from 'undici'
 import { expect, test } from '../support/browser-witness.ts'
 import { cdnRequests } from '../support/cdn-log.ts'
 import { ffmpeg, sessionIdOf, uniqueVideo } from '../support/hls-clients.ts'
@@ -12,9 +15,24 @@ const BALANCER = `http://127.0.0.1:${PORTS.balancer}`
 const LEAF_MS = SESSION.leafSeconds * 1000
 const instance = (port: number) => `http://127.0.0.1:${port}`
 
-/** One answer through the balancer (or an instance), redirects not followed. */
-const get = async (url: string, headers: Record<string, string> = {}) => {
-  const res = await fetch(url, { headers, redirect: 'manual' })
+/** A connection pool per loopback address a client connects from (its "network"). */
+const pools = new Map<string, Agent>()
+const poolOf = (address: string) => {
+  const pool = pools.get(address) ?? new Agent({ localAddress: address })
+  pools.set(address, pool)
+  return pool
+}
+test.afterAll(() => Promise.all([...pools.values()].map((pool) => pool.close())))
+
+/**
+ * One answer through the balancer (or an instance), redirects not followed, from the loopback
+ * address `from` (default 127.0.0.1) with `headers`.
+ */
+const get = async (
+  url: string,
+  { from = '127.0.0.1', headers = {} as Record<string, string> } = {},
+) => {
+  const res = await fetchWith(url, { headers, redirect: 'manual', dispatcher: poolOf(from) })
   return {
     status: res.status,
     upstream: res.headers.get('x-upstream') ?? '',
@@ -101,41 +119,70 @@ test('a session revoked through one instance: within the leaf lifetime no media 
   }
 })
 
+test('behind the balancer the viewer is the address nginx saw; a forged X-Forwarded-For changes nothing', async () => {
+  const forged = { 'x-forwarded-for': '198.51.100.1', 'x-real-ip': '198.51.100.2' }
+  const through = await get(`${BALANCER}/token?video=fleet-address&type=vod`, {
+    from: '127.0.77.7',
+    headers: forged,
+  })
+  expect(through.status, through.body).toBe(200)
+  expect(JSON.parse(through.body)).toMatchObject({ client_ip: '127.0.77.7' })
+  // straight to an instance: the client is no trusted proxy, its header is not read
+  const [first] = PORTS.fleet
+  const direct = await get(`${instance(first)}/token?video=fleet-address&type=vod`, {
+    from: '127.0.77.8',
+    headers: forged,
+  })
+  expect(JSON.parse(direct.body)).toMatchObject({ client_ip: '127.0.77.8' })
+})
+
 test('a session from a third network is refused whichever instance answers; its two networks are admitted by all', async () => {
+  // networks are /24s (SESSION_BINDING prefix): 127.0.113.x, 127.0.100.x, 127.0.2.x
   const issued = await get(`${BALANCER}/session?video=${uniqueVideo('fleet-networks')}&type=vod`, {
-    'x-forwarded-for': '203.0.113.7',
+    from: '127.0.113.7',
   })
   expect(issued.status, issued.body).toBe(200)
   const leaf = `${BALANCER}${sessionPath((JSON.parse(issued.body) as { session_url: string }).session_url)}v0/seg_001.ts`
   // the second network, admitted by one instance, is known to all three
-  expect((await get(leaf, { 'x-forwarded-for': '198.51.100.20' })).status).toBe(302)
-  const answersFrom = async (ip: string) => {
+  expect((await get(leaf, { from: '127.0.100.20' })).status).toBe(302)
+  const answersFrom = async (from: string, headers: Record<string, string> = {}) => {
     const answers: { status: number; upstream: string }[] = []
     // round robin, with other specs' requests in between: ask until all three have answered
     for (let i = 0; i < 30 && new Set(answers.map((a) => a.upstream)).size < 3; i++) {
-      const { status, upstream } = await get(leaf, { 'x-forwarded-for': ip })
+      const { status, upstream } = await get(leaf, { from, headers })
       answers.push({ status, upstream })
     }
     expect(new Set(answers.map((a) => a.upstream)).size, JSON.stringify(answers)).toBe(3)
     return answers.map((a) => a.status)
   }
-  expect(new Set(await answersFrom('192.0.2.55'))).toEqual(new Set([403]))
-  expect(new Set(await answersFrom('203.0.113.99'))).toEqual(new Set([302]))
-  expect(new Set(await answersFrom('198.51.100.21'))).toEqual(new Set([302]))
+  expect(new Set(await answersFrom('127.0.2.55'))).toEqual(new Set([403]))
+  // the third network naming an admitted one in its headers: refused all the same
+  expect(new Set(await answersFrom('127.0.2.56', { 'x-forwarded-for': '127.0.113.7' }))).toEqual(
+    new Set([403]),
+  )
+  expect(new Set(await answersFrom('127.0.113.99'))).toEqual(new Set([302]))
+  expect(new Set(await answersFrom('127.0.100.21'))).toEqual(new Set([302]))
 })
 
 test(`a viewer's ${FLEET_RATE_LIMIT} token requests spread over the three instances are admitted, the next refused by every one`, async () => {
-  const viewer = {
-    'x-forwarded-for': `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.9`,
-  }
+  const viewer = `127.10.${Math.floor(Math.random() * 250)}.9`
+  // whatever it writes in its headers, it is one viewer
+  const forged = (i: number) => ({ 'x-forwarded-for': `198.51.100.${i}` })
   const statuses = []
   for (let i = 0; i < FLEET_RATE_LIMIT; i++) {
     const port = PORTS.fleet[i % 3] ?? 0
-    statuses.push((await get(`${instance(port)}/token?video=fleet-limit&type=vod`, viewer)).status)
+    const res = await get(`${instance(port)}/token?video=fleet-limit&type=vod`, {
+      from: viewer,
+      headers: forged(i),
+    })
+    statuses.push(res.status)
   }
   expect(statuses).toEqual(Array(FLEET_RATE_LIMIT).fill(200))
   for (const port of PORTS.fleet) {
-    const refused = await get(`${instance(port)}/token?video=fleet-limit&type=vod`, viewer)
+    const refused = await get(`${instance(port)}/token?video=fleet-limit&type=vod`, {
+      from: viewer,
+      headers: forged(port),
+    })
     expect(refused.status, refused.body).toBe(429)
     expect(Number(refused.retryAfter)).toBeGreaterThan(0)
     expect(Number(refused.retryAfter)).toBeLessThanOrEqual(60)
@@ -143,7 +190,6 @@ test(`a viewer's ${FLEET_RATE_LIMIT} token requests spread over the three instan
   }
   // another viewer is not counted with this one
   expect(
-    (await get(`${BALANCER}/token?video=fleet-limit&type=vod`, { 'x-forwarded-for': '10.250.0.1' }))
-      .status,
+    (await get(`${BALANCER}/token?video=fleet-limit&type=vod`, { from: '127.10.250.1' })).status,
   ).toBe(200)
 })

@@ -38,6 +38,7 @@ export default defineConfig(async () => {
                   CDN_DOMAIN: 'cdn.test',
                   CDN_DOMAIN_IP: 'cdn-ip.test',
                   IP_HEADERS: 'x-real-ip,x-forwarded-for',
+                  TRUSTED_PROXIES: '',
                   ALLOWED_ORIGINS: 'https://player.test',
                   CDN_SCHEME: '',
                   // one CDN unless a test lists more (src/cdns.test.ts)

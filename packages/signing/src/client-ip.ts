@@ -6,10 +6,10 @@ export const FALLBACK_CLIENT_IP = '0.0.0.0'
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)'
 /** Four decimal parts without leading zeros: what nginx prints, and nothing ambiguous. */
-const IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`)
+export const IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`)
 
 /** The eight 16-bit words of an IPv6 text, or `undefined` (strict: no zone, no brackets). */
-const ipv6Words = (text: string): number[] | undefined => {
+export const ipv6Words = (text: string): number[] | undefined => {
   let hex = text
   const dotted = /(?<=:)[^:]*\.[^:]*$/.exec(text)?.[0]
   if (dotted !== undefined) {
@@ -152,4 +152,54 @@ export function detectClientIp(
     if (ip !== undefined) return ip
   }
   return FALLBACK_CLIENT_IP
+}
+
+/**
+ * The viewer behind a chain of proxies you trust, the way nginx's `real_ip_recursive on` and
+ * Express's `trust proxy` read it: the peer of the connection when it is not one of `trusted`,
+ * else the right-most `X-Forwarded-For` entry that is not one of `trusted` (every proxy appends
+ * the address it saw, so the entries left of the last untrusted one are whatever the caller
+ * wrote). When every entry is trusted, the left-most; a malformed entry ends the walk there (it
+ * is no proxy's, so nothing left of it can be vouched for).
+ *
+ * @returns the address normalised like {@link normalizeIp}, or `undefined` when `peer` is not an
+ * address.
+ * @example
+ * ```ts
+ * const { ranges } = parseIpRanges(['10.0.0.0/8']) as { ranges: IpRanges }
+ * forwardedClientIp('10.0.0.2', '6.6.6.6, 198.51.100.7, 10.0.0.1', ranges) // '198.51.100.7'
+ * forwardedClientIp('203.0.113.9', '6.6.6.6', ranges)                    // '203.0.113.9'
+ * ```
+ */
+export function forwardedClientIp(
+  peer: string,
+  forwardedFor: string | null | undefined,
+  trusted: { has(ip: string): boolean },
+): string | undefined {
+  let viewer = normalizeIp(peer)
+  if (viewer === undefined || !trusted.has(viewer) || !forwardedFor) return viewer
+  const hops = forwardedFor.split(',')
+  for (let index = hops.length - 1; index >= 0; index--) {
+    const hop = normalizeIp(hops[index]?.trim() ?? '')
+    if (hop === undefined) return viewer
+    viewer = hop
+    if (!trusted.has(hop)) return hop
+  }
+  return viewer
+}
+
+/**
+ * An address as a viewer has it: an IPv4-mapped IPv6 address (what a dual-stack socket reports
+ * for an IPv4 peer, `::ffff:203.0.113.7`) as its IPv4 address, anything else as
+ * {@link normalizeIp} prints it.
+ *
+ * @example
+ * ```ts
+ * unmappedIp('::ffff:203.0.113.7') // '203.0.113.7'
+ * unmappedIp('2001:DB8::1')        // '2001:db8::1'
+ * ```
+ */
+export function unmappedIp(text: string): string | undefined {
+  const ip = normalizeIp(text)
+  return ip?.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip
 }

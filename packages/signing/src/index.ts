@@ -13,9 +13,11 @@ export {
   DEFAULT_IP_HEADERS,
   detectClientIp,
   FALLBACK_CLIENT_IP,
+  forwardedClientIp,
   type HeaderSource,
   InvalidClientIpError,
   normalizeIp,
+  unmappedIp,
   viewerNetwork,
 } from './client-ip.ts'
 export { hexToBase64Url, sparkMd5Digest, type TokenDigest } from './digest.ts'
@@ -26,6 +28,7 @@ export {
   parseExpire,
   resolveExpiry,
 } from './expiry.ts'
+export { type IpRanges, parseIpRanges } from './ip-range.ts'
 export {
   buildPlaybackUrl,
   isVideoSlug,

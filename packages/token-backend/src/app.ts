@@ -32,6 +32,7 @@ import { sessionRoutes } from './session/session-routes.ts'
 import type { SessionStore, STORE_OUTAGE_TRUST_MS } from './session/session-store.ts'
 import type { StoreUnavailableError } from './store-unavailable.ts'
 import type { TokenAppEnv, TokenAppEnvOf } from './types.ts'
+import { type ConnectionAddress, viewerAddresses } from './viewer-address.ts'
 import { admitViewer, validateViewerQuery, viewerLimits } from './viewer-request.ts'
 
 /**
@@ -102,6 +103,18 @@ export interface TokenAppOptions<E extends Env = BlankEnv> {
    * good probes to come back. Default `CDN_HEALTH_DEFAULTS`.
    */
   cdnHealth?: Partial<CdnHealthPolicy>
+  /**
+   * The address of the connection's peer, for servers other than those the app knows: the
+   * socket on Node (`@hono/node-server`), Bun and Deno, `CF-Connecting-IP` on Workers
+   * (`runtimeConnectionAddress`). The viewer's address is this, unless the configuration trusts
+   * proxies (`TRUSTED_PROXIES`) or headers (`IP_HEADERS`). Nothing known: `0.0.0.0`.
+   *
+   * @example
+   * ```ts
+   * createTokenApp({ config, connectionAddress: (c) => c.env.remoteAddress })
+   * ```
+   */
+  connectionAddress?: ConnectionAddress
 }
 
 /**
@@ -187,6 +200,7 @@ function tokenRoutes({
   playlists,
   fetcher,
   cdnHealth,
+  connectionAddress,
 }: AnyTokenAppOptions) {
   // your authorizer decides alone: AUTH_MODE may be left out (and is still validated when set)
   const reading = { customAuthorizer: authorize !== undefined }
@@ -194,6 +208,7 @@ function tokenRoutes({
   const fixed = given === undefined ? undefined : tokenConfig(given, reading)
   // In-memory limits live as long as the app (the Node process, or one Workers isolate).
   const limitFor = viewerLimits(now, rateLimit)
+  const viewerAddress = viewerAddresses(connectionAddress)
   // each CDN's signer, made once per configuration (Workers: once per environment object)
   const signersOf = new WeakMap<TokenWorkerConfig, CdnSigners | undefined>()
   const signersFor = (config: TokenWorkerConfig) => {
@@ -229,7 +244,7 @@ function tokenRoutes({
       // one reading of the clock: the record, its audit line and the Date header agree
       const nowMs = now()
       const query = c.req.valid('query')
-      const clientIp = await admitViewer(c, query, { authorize, limitFor })
+      const clientIp = await admitViewer(c, query, { authorize, limitFor, viewerAddress })
       const params = { video: query.video, type: query.type, expire: query.expire, clientIp }
       const nowSeconds = Math.floor(nowMs / 1000)
       const signers = signersFor(config)
@@ -265,6 +280,7 @@ function tokenRoutes({
         cdnHealth,
         authorize,
         limitFor,
+        viewerAddress,
       }),
     )
     .options('/token', (c) => {

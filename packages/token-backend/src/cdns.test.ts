@@ -26,7 +26,8 @@ const twoMore = {
   CDN_C_SCHEME: 'http',
   SECRET_KEY_C: SECRET_C,
 }
-const IP = { 'x-real-ip': '203.0.113.7' }
+// what the Workers platform sets (the test bindings also trust x-real-ip: IP_HEADERS)
+const IP = { 'x-real-ip': '203.0.113.7', 'cf-connecting-ip': '203.0.113.7' }
 const QUERY = '/token?video=demo&type=vod&expire=600'
 
 const token = async (env: Record<string, string | undefined>, query = QUERY) => {

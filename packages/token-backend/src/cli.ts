@@ -117,6 +117,7 @@ const BACKEND_VARIABLES: Record<ConfigVariable, true> = {
   CDNS: true,
   MAX_EXPIRE_SECONDS: true,
   IP_HEADERS: true,
+  TRUSTED_PROXIES: true,
   ALLOWED_ORIGINS: true,
   AUTH_MODE: true,
   JWT_SECRET: true,

@@ -29,7 +29,8 @@ describe('configFromEnv', () => {
         cdnDomainIp: 'b.test:8443',
         scheme: 'https',
       },
-      ipHeaders: ['x-real-ip', 'x-forwarded-for'],
+      ipHeaders: undefined,
+      trustedProxies: undefined,
       allowedOrigins: undefined,
       auth: { mode: 'none' },
       rateLimit: { requests: undefined, periodSeconds: 60 },
@@ -307,8 +308,9 @@ describe('tokenConfig: the configuration as an object', () => {
       audit: () => undefined,
     })
     // no env at all (Node's adapters pass none): the object is the configuration
+    // on Workers the viewer is CF-Connecting-IP, which the platform sets
     const res = await configured.request('/token?video=demo', {
-      headers: { 'x-real-ip': '192.0.2.9' },
+      headers: { 'cf-connecting-ip': '192.0.2.9', 'x-real-ip': '203.0.113.66' },
     })
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({

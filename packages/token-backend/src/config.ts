@@ -1,4 +1,4 @@
-import { type CdnSignerFactory, DEFAULT_IP_HEADERS, type SigningConfig } from '@proj/signing'
+import { type CdnSignerFactory, parseIpRanges, type SigningConfig } from '@proj/signing'
 import {
   type CdnConfig,
   type CdnListVariable,
@@ -25,6 +25,7 @@ type CdnVariable = `CDN_${string}` | `SECRET_KEY_${string}`
 /** The worker's own variables; the signing ones are `@proj/signing/config`'s. */
 type WorkerVariable =
   | 'IP_HEADERS'
+  | 'TRUSTED_PROXIES'
   | 'ALLOWED_ORIGINS'
   | 'AUTH_MODE'
   | 'JWT_SECRET'
@@ -113,7 +114,18 @@ export interface TokenWorkerConfig<Auth extends AuthConfig | undefined = AuthCon
   primaryCdn: PrimaryCdnConfig | undefined
   /** The other CDNs (`CDNS`), each with its own secret; `undefined`: the primary alone. */
   cdns: readonly CdnConfig[] | undefined
-  ipHeaders: readonly string[]
+  /**
+   * Where the viewer's address is read (`viewer-address.ts`). `undefined` with neither
+   * `IP_HEADERS` nor `TRUSTED_PROXIES`: the connection's own peer (the socket on Node,
+   * `CF-Connecting-IP` on Workers), which no caller can forge.
+   */
+  ipHeaders: readonly string[] | undefined
+  /**
+   * The proxies in front of the backend as CIDR ranges (`TRUSTED_PROXIES`): when the connection
+   * comes from one, the viewer is the right-most `X-Forwarded-For` entry that is not one.
+   * `undefined`: none.
+   */
+  trustedProxies: readonly string[] | undefined
   /** `undefined`: no CORS headers at all (same-origin callers only). */
   allowedOrigins: '*' | readonly string[] | undefined
   /**
@@ -226,6 +238,15 @@ const rules = {
       ),
     ),
     'must be a comma-separated list of header names',
+  ],
+  TRUSTED_PROXIES: [
+    v.optional(
+      v.pipe(
+        csv(v.string()),
+        v.check((list) => 'ranges' in parseIpRanges(list)),
+      ),
+    ),
+    'must be a comma-separated list of addresses or CIDR ranges such as 10.0.0.0/8, 127.0.0.1 (the proxies in front of the backend)',
   ],
   ALLOWED_ORIGINS: [
     v.optional(v.union([v.literal('*'), csv(v.pipe(v.string(), v.check(isOrigin)))])),
@@ -448,7 +469,7 @@ export interface ConfigOptions {
  * ```ts
  * const config = configFromEnv({ CLIENT_ID: '12345', SECRET_KEY: '…', CDN_DOMAIN: 'cdn.mysite.net',
  *   CDN_DOMAIN_IP: 'cdn-ip.mysite.net', AUTH_MODE: 'jwt', JWT_SECRET: '…' })
- * config.ipHeaders // ['x-real-ip', 'x-forwarded-for']
+ * config.ipHeaders // undefined: the connection's own address
  * ```
  */
 export function configFromEnv(env: TokenWorkerEnv): TokenWorkerConfig<AuthConfig>
@@ -467,11 +488,19 @@ export function configFromEnv(
     refusePlaceholder(names.cdnDomainIp, cdn.cdnDomainIp)
   }
   const named = cdns.length > 0 || isSet(env, 'CDN_ID') || isSet(env, 'CDN_PRIORITY')
+  const ipHeaders = read(env, 'IP_HEADERS')
+  const trustedProxies = read(env, 'TRUSTED_PROXIES')
+  if (ipHeaders !== undefined && trustedProxies !== undefined)
+    throw new ConfigError(
+      'IP_HEADERS',
+      'cannot be combined with TRUSTED_PROXIES: choose one (TRUSTED_PROXIES reads X-Forwarded-For from the proxies it lists; IP_HEADERS trusts its headers from anyone)',
+    )
   return {
     signing,
     primaryCdn: named ? primary : undefined,
     cdns: cdns.length > 0 ? cdns : undefined,
-    ipHeaders: read(env, 'IP_HEADERS') ?? DEFAULT_IP_HEADERS,
+    ipHeaders,
+    trustedProxies,
     allowedOrigins: read(env, 'ALLOWED_ORIGINS'),
     auth: readAuth(env, customAuthorizer),
     rateLimit: {
@@ -527,7 +556,14 @@ export type AuthConfigInput =
  */
 export interface TokenConfigInput {
   signing: SigningConfig
+  /**
+   * Headers that carry the viewer's address, read in order (`IP_HEADERS`, spec 4.14's
+   * `['x-real-ip', 'x-forwarded-for']`): only behind a proxy that overwrites them, since any
+   * caller can write them. Default: the connection's own address.
+   */
   ipHeaders?: readonly string[] | undefined
+  /** The proxies in front of the backend, as CIDR ranges (`TRUSTED_PROXIES`). */
+  trustedProxies?: readonly string[] | undefined
   allowedOrigins?: '*' | readonly string[] | undefined
   /**
    * Required, like `AUTH_MODE`: `{ mode: 'jwt', … }`, or `{ mode: 'none' }` when anyone may get
@@ -588,6 +624,7 @@ const FIELDS: Record<ConfigVariable, string> = {
   CDNS: 'cdns',
   MAX_EXPIRE_SECONDS: 'signing.maxLifetimeSeconds',
   IP_HEADERS: 'ipHeaders',
+  TRUSTED_PROXIES: 'trustedProxies',
   ALLOWED_ORIGINS: 'allowedOrigins',
   AUTH_MODE: 'auth.mode',
   JWT_SECRET: 'auth.secret.key',
@@ -636,6 +673,7 @@ function variablesOf({
     CDN_SCHEME: text(signing.scheme),
     MAX_EXPIRE_SECONDS: text(signing.maxLifetimeSeconds),
     IP_HEADERS: text(rest.ipHeaders),
+    TRUSTED_PROXIES: text(rest.trustedProxies),
     ALLOWED_ORIGINS: text(rest.allowedOrigins),
     AUTH_MODE: text(auth?.mode),
     JWT_SECRET: text(jwt?.secret?.key),

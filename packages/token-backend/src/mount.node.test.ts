@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { serve } from '@hono/node-server'
 import { createCdn, createOrigin } from '@proj/cdn-emulator'
 import { Hono } from 'hono'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { closeAddresses, fetchFrom } from '../test/from-address.ts'
 import { checkMountedApp, MOUNTED_ADMIN } from '../test/mounted.ts'
 import { createTokenApp } from './app.ts'
 import type { TokenConfigInput } from './config.ts'
@@ -39,6 +40,8 @@ const config: TokenConfigInput = {
   session: { secret: 'node-session-secret-of-32-characters', adminToken: MOUNTED_ADMIN },
 }
 
+afterAll(closeAddresses)
+
 describe('mounted in a parent app under /video (Node, configuration as an object)', () => {
   it('serves every route under the prefix: tokens, sessions, their files, revocation, {error}', async () => {
     const parent = new Hono()
@@ -49,6 +52,8 @@ describe('mounted in a parent app under /video (Node, configuration as an object
           config,
           audit: () => undefined,
           fetcher: (input) => viaCdn(String(input)),
+          // in process there is no socket: the seam a server of your own fills
+          connectionAddress: () => '203.0.113.7',
         }),
       )
     await checkMountedApp((path, init) => parent.request(path, init), viaCdn)
@@ -60,9 +65,12 @@ describe('mounted in a parent app under /video (Node, configuration as an object
     await once(server, 'listening')
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/video`
-      const res = await fetch(`${base}/token?video=demo`, { headers: { 'x-real-ip': '192.0.2.1' } })
+      // the viewer is the socket's peer, through the parent's route (no header is trusted)
+      const res = await fetchFrom('127.0.0.21', `${base}/token?video=demo`, {
+        headers: { 'x-real-ip': '192.0.2.1' },
+      })
       expect(res.status).toBe(200)
-      expect(await res.json()).toMatchObject({ client_ip: '192.0.2.1' })
+      expect(await res.json()).toMatchObject({ client_ip: '127.0.0.21' })
       const session = await (await fetch(`${base}/session?video=demo`)).json()
       expect(session).toMatchObject({ session_url: expect.stringMatching(`^${base}/s/demo/`) })
     } finally {
@@ -83,10 +91,10 @@ describe('mounted in a parent app under /video (Node, configuration as an object
     try {
       await once(server, 'listening')
       await expect.poll(() => url).not.toBe('')
-      const res = await fetch(`${url}token?video=demo`, { headers: { 'x-real-ip': '192.0.2.3' } })
+      const res = await fetchFrom('127.0.0.23', `${url}token?video=demo`)
       const body = (await res.json()) as { token_ip: string; expires: number }
       const md5 = createHash('md5')
-        .update(`777_demo_node-secret_${body.expires}_192.0.2.3`)
+        .update(`777_demo_node-secret_${body.expires}_127.0.0.23`)
         .digest('base64url')
       expect(body.token_ip).toBe(md5)
     } finally {

@@ -4,6 +4,7 @@ import type { Server } from 'node:http'
 import { createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { closeAddresses, fetchFrom } from '../test/from-address.ts'
 import { freePort, type RedisServer, startRedisServer } from '../test/redis-server.ts'
 import { ConfigError, configFromEnv, type TokenConfigInput, tokenConfig } from './config.ts'
 import { REDIS_START_TIMEOUT_MS, type ServeTokenAppOptions, serveTokenApp } from './node.ts'
@@ -15,7 +16,7 @@ let redis: RedisServer
 beforeAll(async () => {
   redis = await startRedisServer()
 })
-afterAll(() => redis.stop())
+afterAll(() => Promise.all([redis.stop(), closeAddresses()]))
 
 const ADMIN = 'scale-out-admin-token-of-32-chars!!'
 const signing = {
@@ -111,10 +112,9 @@ describe('serveTokenApp with REDIS_URL: instances share their sessions', {
     const a = await instance({ config: limited })
     const b = await instance({ config: limited })
     try {
-      const from = { headers: { 'x-real-ip': '198.51.100.23' } }
       const statuses = []
       for (const base of [a.base, b.base, a.base, b.base])
-        statuses.push((await fetch(`${base}token?video=demo`, from)).status)
+        statuses.push((await fetchFrom('127.0.0.23', `${base}token?video=demo`)).status)
       expect(statuses).toEqual([200, 200, 200, 429])
     } finally {
       await Promise.all([a.stop(), b.stop()])
@@ -129,25 +129,26 @@ describe('serveTokenApp with REDIS_URL: instances share their sessions', {
         session: { secret: 'scale-out-session-secret-32-chars!!', binding: 'prefix' },
       }),
     })
-    const home = { headers: { 'x-real-ip': '192.0.2.10' }, redirect: 'manual' as const }
-    const away = { headers: { 'x-real-ip': '203.0.113.50' }, redirect: 'manual' as const }
-    const token = () => fetch(`${a.base}token?video=demo`, home)
+    // two networks as the sockets see them (SESSION_BINDING prefix: two /24s)
+    const home = (url: string) => fetchFrom('127.0.0.10', url, { redirect: 'manual' })
+    const away = (url: string) => fetchFrom('127.1.0.50', url, { redirect: 'manual' })
+    const token = () => home(`${a.base}token?video=demo`)
     let down = false
     try {
-      const issued = await fetch(`${a.base}session?video=demo&type=vod`, home)
+      const issued = await home(`${a.base}session?video=demo&type=vod`)
       expect(issued.status).toBe(200)
       const { session_url: sessionUrl } = (await issued.json()) as { session_url: string }
       const leaf = sessionUrl.replace(/master\.m3u8$/, 'v0/seg_001.ts')
-      expect((await fetch(leaf, home)).status).toBe(302)
+      expect((await home(leaf)).status).toBe(302)
 
       await redis.stop()
       down = true
       const refused = await token()
       expect(refused.status).toBe(503)
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
-      expect((await fetch(leaf, away)).status).toBe(503)
+      expect((await away(leaf)).status).toBe(503)
       // seen not revoked a moment ago: trusted through a short outage (STORE_OUTAGE_TRUST_MS)
-      expect((await fetch(leaf, home)).status).toBe(302)
+      expect((await home(leaf)).status).toBe(302)
 
       await redis.start()
       down = false

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { pathToFileURL } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { closeAddresses, fetchFrom } from '../test/from-address.ts'
 
 // A Node server started with serveTokenApp, in a process of its own (signals are process-wide):
 // its authorizer takes 1.5 s, so a request is still open when SIGTERM arrives. With its own
@@ -54,16 +55,18 @@ const exitOf = async (child: ChildProcess) => {
   return { code, signal }
 }
 
+afterAll(closeAddresses)
+
 describe('serveTokenApp on SIGTERM (a process each)', { timeout: 30_000 }, () => {
   it('lets the open request finish, writes its audit line and exits 0', async () => {
     const { child, output, stderrMatch } = start(true)
     const [, url] = await stderrMatch(/listening on (http:\/\/\S+)/)
-    const pending = fetch(`${url}token?video=slow`, { headers: { 'x-real-ip': '192.0.2.7' } })
+    const pending = fetchFrom('127.0.0.27', `${url}token?video=slow`)
     await stderrMatch(/authorizing/)
     child.kill('SIGTERM')
     const answer = await pending
     expect(answer.status).toBe(200)
-    expect(await answer.json()).toMatchObject({ client_ip: '192.0.2.7' })
+    expect(await answer.json()).toMatchObject({ client_ip: '127.0.0.27' })
     expect(await exitOf(child)).toEqual({ code: 0, signal: null })
     expect(JSON.parse(output.stdout)).toMatchObject({ event: 'token_issued', video: 'slow' })
     expect(output.stderr).toContain('token-backend: SIGTERM: not accepting connections')

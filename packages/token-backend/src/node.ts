@@ -6,6 +6,7 @@
 import cluster from 'node:cluster'
 import type { Server } from 'node:http'
 import { createAdaptorServer, type ServerType } from '@hono/node-server'
+import { parseIpRanges } from '@proj/signing'
 import { nodeMd5Digest } from '@proj/signing/node'
 import type { Env } from 'hono'
 import type { BlankEnv } from 'hono/types'
@@ -154,6 +155,7 @@ export function serveTokenApp(
   const reading = { customAuthorizer: options.authorize !== undefined }
   const valid = config === undefined ? configFromEnv(env, reading) : tokenConfig(config, reading)
   const several = scaledOut(instances ?? instancesFrom(process.env))
+  const trusting = headerTrust(valid)
   const audit = options.audit ?? stdoutAudit()
   const host = hostname ?? process.env.HOST ?? '127.0.0.1'
   const listening = port ?? Number(process.env.PORT ?? 8787)
@@ -172,6 +174,10 @@ export function serveTokenApp(
   })
   const listen = () => {
     if (closed) return
+    if (trusting !== undefined && !isLoopback(host))
+      log(
+        `listening on ${host} while ${trusting}: any caller that reaches this port can choose the viewer's address (rate limits, IP-bound tokens, session networks); listen on 127.0.0.1 behind your proxy, or set TRUSTED_PROXIES to the proxies' addresses only`,
+      )
     server.listen(listening, host, () => {
       const { port: bound } = server.address() as { port: number }
       onListening?.({ port: bound, url: `http://${host}:${bound}/` })
@@ -227,6 +233,22 @@ export function serveTokenApp(
     },
   )
   return server
+}
+
+/** What of the viewer's address a configuration takes from headers any caller can write, if anything. */
+function headerTrust({ ipHeaders, trustedProxies }: TokenWorkerConfig): string | undefined {
+  if (ipHeaders !== undefined) return `trusting ${ipHeaders.join(', ')} (IP_HEADERS) from anyone`
+  const ranges = trustedProxies && parseIpRanges(trustedProxies)
+  if (ranges && 'ranges' in ranges && ranges.ranges.open)
+    return 'trusting X-Forwarded-For from every address (TRUSTED_PROXIES has a /0)'
+  return undefined
+}
+
+/** Whether `host` (what the server listens on) is reachable only from this machine. */
+function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true
+  const parsed = parseIpRanges(['127.0.0.0/8', '::1'])
+  return 'ranges' in parsed && parsed.ranges.has(host.replace(/^\[|\]$/g, ''))
 }
 
 /** Answers a request that somehow arrives before the app exists (nothing listens before). */

@@ -1,5 +1,5 @@
 import { sValidator } from '@hono/standard-validator'
-import { detectClientIp, FALLBACK_CLIENT_IP, normalizeIp, VIDEO_SLUG_PATTERN } from '@proj/signing'
+import { FALLBACK_CLIENT_IP, normalizeIp, VIDEO_SLUG_PATTERN } from '@proj/signing'
 import type { Context } from 'hono'
 import * as v from 'valibot'
 import { type Authorizer, authorizerFor } from './authorize.ts'
@@ -14,6 +14,7 @@ import {
   viewerKey,
 } from './rate-limit.ts'
 import type { TokenAppEnv } from './types.ts'
+import type { ViewerAddress } from './viewer-address.ts'
 
 /** A parameter given twice arrives as an array: refused, since which copy was signed would be a guess. */
 const once = (name: string) => `${name} must be given once`
@@ -93,40 +94,37 @@ export function viewerLimits(now: () => number, shared?: (config: RateLimitConfi
 export interface AdmissionRules {
   authorize: Authorizer | undefined
   limitFor: ReturnType<typeof viewerLimits>
+  /** The viewer's address: the connection's, or what the trusted proxies or headers say. */
+  viewerAddress: ViewerAddress
 }
 
 /**
  * The checks every signing request passes, in order: authorization (401/403), then the
  * per-viewer rate limit (429 with `Retry-After`). Returns the viewer's address: `client_ip` when
- * given (a backend asking for its viewer), else the trusted IP headers.
+ * given (a backend asking for its viewer), else {@link AdmissionRules.viewerAddress}'s.
  *
  * @example
  * ```ts
- * const clientIp = await admitViewer(c, c.req.valid('query'), { authorize, limitFor })
+ * const clientIp = await admitViewer(c, c.req.valid('query'), { authorize, limitFor, viewerAddress })
  * ```
  */
 export async function admitViewer(
   c: Context<TokenAppEnv>,
   query: ViewerQuery,
-  { authorize, limitFor }: AdmissionRules,
+  { authorize, limitFor, viewerAddress }: AdmissionRules,
 ): Promise<string> {
   const config = c.get('tokenConfig')
-  const { ipHeaders, auth } = config
-  const decision = await (authorize ?? authorizerFor(auth))(c, query.video)
+  const decision = await (authorize ?? authorizerFor(config.auth))(c, query.video)
   if (!decision.allow) fail(decision.status, decision.reason)
-  const clientIp = detectClientIp(c.req.raw.headers, {
-    explicit: query.client_ip,
-    headerNames: ipHeaders,
-  })
+  const caller = viewerAddress(c)
+  // validated by the query schema: a valid address, printed as the CDN will see it
+  const clientIp = query.client_ip === undefined ? caller : (normalizeIp(query.client_ip) ?? caller)
   const limit = limitFor(c.env?.TOKEN_RATE_LIMITER, config)
   if (limit) {
     // counted by who is asking (client_ip is chosen by the caller, so it never decides)
-    const caller = query.client_ip
-      ? detectClientIp(c.req.raw.headers, { headerNames: ipHeaders })
-      : clientIp
     const viewer = viewerKey(c.get('jwtPayload'), caller)
-    // one who cannot be told apart (no subject, no IP header) would share a single count
-    // with everyone such: not limited (set IP_HEADERS)
+    // one who cannot be told apart (no subject, no address) would share a single count with
+    // everyone such: not limited
     if (viewer !== `net:${FALLBACK_CLIENT_IP}`) await enforceLimit(limit, viewer)
   }
   return clientIp

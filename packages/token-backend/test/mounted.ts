@@ -19,7 +19,9 @@ export type Ask = (path: string, init?: RequestInit) => Response | Promise<Respo
  * ```
  */
 export async function checkMountedApp(ask: Ask, follow: (url: string) => Promise<Response>) {
-  const from = { headers: { 'x-real-ip': '203.0.113.7' } }
+  // the viewer as the test Worker's IP_HEADERS or Workers' platform name it; on Node the app's
+  // connectionAddress does
+  const from = { headers: { 'x-real-ip': '203.0.113.7', 'cf-connecting-ip': '203.0.113.7' } }
   const token = await ask('https://site.test/video/token?video=demo&type=vod', from)
   expect(token.status).toBe(200)
   expect(await token.json()).toMatchObject({ client_ip: '203.0.113.7' })

@@ -1,4 +1,4 @@
-import { detectClientIp, type SigningConfig, signToken } from '@proj/signing'
+import { type SigningConfig, signToken } from '@proj/signing'
 import type { Context } from 'hono'
 import { Hono } from 'hono/tiny'
 import type { SessionConfig } from '../config.ts'
@@ -60,7 +60,7 @@ async function admittedSession(
   { video, credential }: FileRequest,
 ): Promise<SessionClaims> {
   const config = c.get('tokenConfig')
-  const clientIp = detectClientIp(c.req.raw.headers, { headerNames: config.ipHeaders })
+  const clientIp = lane.admission.viewerAddress(c)
   const verdict = await lane.sessions.verify(
     credential,
     session.secret,

@@ -1,4 +1,4 @@
-import { detectClientIp, parseExpire, resolveExpiry, streamType, toBase64Url } from '@proj/signing'
+import { parseExpire, resolveExpiry, streamType, toBase64Url } from '@proj/signing'
 import { HTTPException } from 'hono/http-exception'
 import { Hono } from 'hono/tiny'
 import { fail } from '../errors.ts'
@@ -44,7 +44,7 @@ export function issueRoute({ now, audit, admission, noteRefusal }: SessionLane) 
         noteRefusal(c, {
           video: query.video,
           reason: error.status === 429 ? 'rate_limited' : 'not_authorized',
-          client_ip: detectClientIp(c.req.raw.headers, { headerNames: config.ipHeaders }),
+          client_ip: admission.viewerAddress(c),
         })
       throw error
     })
