@@ -1,4 +1,10 @@
 export {
+  CDN_FAILURES,
+  type CdnFailure,
+  cdnFailureOf,
+  isTokenRefusal,
+} from './cdn-failure.ts'
+export {
   type CdnSigner,
   type CdnSignerFactory,
   type CdnSigningConfig,
@@ -36,6 +42,7 @@ export {
   type StreamType,
   streamType,
   VIDEO_SLUG_PATTERN,
+  videoDirectory,
 } from './playback-url.ts'
 export {
   type CdnUrls,
@@ -55,5 +62,7 @@ export {
   replaceTokenPair,
   TOKEN_PAIR_PATTERN,
   type TokenPair,
+  type VideoScope,
+  videoScopeOf,
 } from './url.ts'
 export { type TokenCheck, type TokenVerdict, verifyToken } from './verify.ts'

@@ -35,6 +35,21 @@ export function streamType(type: string | undefined | null): StreamType {
   return type === 'vod' ? 'vod' : 'live'
 }
 
+/**
+ * The video's directory on the CDN, the part of every URL of the video before the
+ * `{token}/{expires}` pair: `/videos/{client_id}_{video}/` for VOD, `/cmaf/…/` for live. The one
+ * home of the URL layout (spec 4.14): playback URLs, session leaves and signers build on it.
+ *
+ * @example
+ * ```ts
+ * videoDirectory('12345', 'demo', 'vod')  // '/videos/12345_demo/'
+ * videoDirectory('12345', 'demo', 'live') // '/cmaf/12345_demo/'
+ * ```
+ */
+export function videoDirectory(clientId: string, video: string, type: string | undefined): string {
+  return `/${streamType(type) === 'vod' ? 'videos' : 'cmaf'}/${clientId}_${video}/`
+}
+
 /** Parts of a playback URL. */
 export interface PlaybackUrlInput {
   /** CDN host, optionally with a port (`cdn.example.com`, `127.0.0.1:8080`). */
@@ -69,6 +84,5 @@ export function buildPlaybackUrl({
   type,
   scheme = 'https',
 }: PlaybackUrlInput): string {
-  const root = streamType(type) === 'vod' ? 'videos' : 'cmaf'
-  return `${scheme}://${domain}/${root}/${clientId}_${video}/${token}/${expires}/master.m3u8`
+  return `${scheme}://${domain}${videoDirectory(clientId, video, type)}${token}/${expires}/master.m3u8`
 }

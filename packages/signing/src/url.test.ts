@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { findTokenPair, hasTokenPair, replaceTokenPair } from './url.ts'
+import { findTokenPair, hasTokenPair, replaceTokenPair, videoScopeOf } from './url.ts'
 
 const pair = { token: 'NEWtok_-9', expires: 1767229200 }
 
@@ -69,5 +69,26 @@ describe('the @proj/signing/url entry point', () => {
     const source = readFileSync(join(import.meta.dirname, 'url.ts'), 'utf8')
     expect(source).not.toMatch(/^\s*import\s/m)
     expect(source).not.toMatch(/\bimport\(/)
+  })
+})
+
+describe('videoScopeOf', () => {
+  it('is the host and the directory before the pair, whatever the pair and the file', () => {
+    const scope = {
+      origin: 'https://cdn.example.com:8443',
+      host: 'cdn.example.com:8443',
+      directory: '/videos/1_demo/',
+    }
+    expect(
+      videoScopeOf('https://cdn.example.com:8443/videos/1_demo/Ab3xYz9_-Q/1767225600/master.m3u8'),
+    ).toEqual(scope)
+    expect(
+      videoScopeOf('https://cdn.example.com:8443/videos/1_demo/ZZZZZZZ/1867225600/v0/a.ts?x=1'),
+    ).toEqual(scope)
+  })
+
+  it('is undefined without a pair or for a relative URL', () => {
+    expect(videoScopeOf('https://cdn.example.com/videos/1_demo/master.m3u8')).toBeUndefined()
+    expect(videoScopeOf('/videos/1_demo/Ab3xYz9_-Q/1767225600/master.m3u8')).toBeUndefined()
   })
 })

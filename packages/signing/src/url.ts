@@ -70,3 +70,37 @@ export function replaceTokenPair(url: string, pair: TokenPair): string {
   const [path, rest] = splitPath(url)
   return path.replace(TOKEN_PAIR_PATTERN, () => `${pair.token}/${pair.expires}`) + rest
 }
+
+/** Where a URL's video lives: the host and the path before its `{token}/{expires}` pair. */
+export interface VideoScope {
+  /** `scheme://host[:port]`. */
+  origin: string
+  /** `host[:port]`. */
+  host: string
+  /** The path before the pair (`/videos/12345_demo/`): the video's directory on that host. */
+  directory: string
+}
+
+/**
+ * Which video an absolute URL belongs to, as far as the URL tells: its host and the directory
+ * before the `{token}/{expires}` pair (every file of a video shares both, whatever pair it
+ * carries). `undefined` for a URL without a pair or that is not absolute. The one answer to
+ * "is this URL of that video?" for the player core, the service worker and the adapters.
+ *
+ * @example
+ * ```ts
+ * videoScopeOf('https://cdn.example.com/videos/1_demo/Ab3xYz9_-Q/1767225600/v0/seg_001.ts')
+ * // { origin: 'https://cdn.example.com', host: 'cdn.example.com', directory: '/videos/1_demo/' }
+ * ```
+ */
+export function videoScopeOf(url: string): VideoScope | undefined {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return undefined
+  }
+  const index = parsed.pathname.search(TOKEN_PAIR_PATTERN)
+  if (index === -1) return undefined
+  return { origin: parsed.origin, host: parsed.host, directory: parsed.pathname.slice(0, index) }
+}
