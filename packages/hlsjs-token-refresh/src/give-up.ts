@@ -1,4 +1,4 @@
-import { isTokenRejection, type TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
+import { isTokenRefusal, type TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
 import type { ErrorData, default as Hls } from 'hls.js'
 import type { HlsClass } from './hls-class.ts'
 
@@ -31,7 +31,7 @@ export function failOnTokenRejection(
   let refused: ErrorData | undefined
   const onHlsError = (_: unknown, data: ErrorData) => {
     const url = data.response?.url
-    if (isTokenRejection(data.response?.code) && url && refresher.owns(url)) refused = data
+    if (isTokenRefusal(data.response?.code) && url && refresher.owns(url)) refused = data
   }
   const fail = (error: TokenRejectedError) => {
     if (stopped || failed) return

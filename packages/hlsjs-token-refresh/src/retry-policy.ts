@@ -1,4 +1,4 @@
-import { isTokenRejection, MAX_RECOVERY_RETRIES, type TokenRefresher } from '@proj/token-refresh'
+import { isTokenRefusal, MAX_RECOVERY_RETRIES, type TokenRefresher } from '@proj/token-refresh'
 import type { HlsConfig, LoadPolicy, RetryConfig } from 'hls.js'
 
 type PolicyName = 'manifestLoadPolicy' | 'playlistLoadPolicy' | 'fragLoadPolicy' | 'keyLoadPolicy'
@@ -41,7 +41,7 @@ export function recoveringPolicies(
   ) => {
     const code = response?.code
     const budget = Math.max(retryConfig?.maxNumRetry ?? 0, MAX_RECOVERY_RETRIES)
-    if (!isTokenRejection(code) || !response?.url) return retry
+    if (!isTokenRefusal(code) || !response?.url) return retry
     // every refusal goes to the refresher, past the budget too: when one resource is refused
     // with each fresh token, the last token's refusal is what tells it the CDN refuses them all
     const recovers = refresher.recover(response.url)

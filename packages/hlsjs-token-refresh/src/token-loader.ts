@@ -1,4 +1,4 @@
-import type { TokenRefresher } from '@proj/token-refresh'
+import type { CdnAttempt, TokenRefresher } from '@proj/token-refresh'
 import type {
   HlsConfig,
   Loader,
@@ -7,7 +7,7 @@ import type {
   LoaderContext,
   LoaderStats,
 } from 'hls.js'
-import { type AttemptFailure, CdnAttempts, localError } from './cdn-attempts.ts'
+import { attemptCallbacks, attemptConfig, localError } from './loader-attempt.ts'
 
 /** An hls.js loader class: `config.loader`, `config.pLoader` (playlists) or `config.fLoader` (fragments). */
 export type LoaderClass<C extends LoaderContext = LoaderContext> = new (
@@ -43,10 +43,10 @@ function hasLoadInternal(Base: LoaderClass): Base is LoaderClass & BaseLoaderCla
  * current pair, and retries it makes inside one load are its own business. When the token is
  * inside its lead window the request first waits (bounded) for the refresh.
  *
- * With several CDNs (a record with `cdns`), each attempt that gets no first byte within
- * `refresher.cdnTimeoutMs`, or an answer `refresher.cdnFailureOf` blames on its CDN (5xx, no
- * answer, 403/410 for a fresh token), is sent again at once on the next CDN with that CDN's
- * token: hls.js sees neither the failure nor a retry delay.
+ * Each request is one of the refresher's attempts (`refresher.attempt`): with several CDNs
+ * (a record with `cdns`), a sending that gets no first byte within the attempt's bound, or an
+ * answer that is its CDN's failure (5xx, no answer, 403/410 for a fresh token), is sent again at
+ * once on the next CDN with that CDN's token: hls.js sees neither the failure nor a retry delay.
  *
  * @throws TypeError when `Base` is not a class.
  * @example
@@ -68,95 +68,83 @@ export function tokenLoader<C extends LoaderContext>(
   return Wrapped as unknown as LoaderClass<C>
 }
 
-/** hls.js's own loaders: the rewrite runs before every attempt (see {@link tokenLoader}). */
+/** hls.js's own loaders: the rewrite runs before every sending (see {@link tokenLoader}). */
 function perAttemptLoader(refresher: TokenRefresher, Base: BaseLoaderClass): BaseLoaderClass {
   return class TokenLoader extends Base {
     // Bumped by every abort/retry/destroy, so a rewrite that finishes late is dropped.
-    #attempt = 0
-    readonly #cdn = new CdnAttempts(refresher)
+    #sending = 0
+    /** The request of the current `load`. */
+    #attempt: CdnAttempt | undefined
 
     override load(
       context: LoaderContext,
       config: LoaderConfiguration,
       callbacks: LoaderCallbacks<LoaderContext>,
     ): void {
-      const failsOver = (url: string, code: AttemptFailure) =>
-        this.#cdn.failsOver(this.#attempt, url, code)
-      const reporting = this.#cdn.callbacks(reportingSentUrl(callbacks), (failed) => {
-        if (!failsOver(failed.url, failed.code)) return false
-        // hls.js aborted a timed-out attempt before telling: send it again as #watch does
-        if (failed.code === 'timeout') this.#sendAgainSoon(context)
-        else this.loadInternal()
-        return true
-      })
-      super.load(
-        context,
-        this.#cdn.config(config, failsOver, () => context.url),
-        reporting,
-      )
+      const attempt = refresher.attempt(context.url)
+      this.#attempt = attempt
+      // hls.js aborted a timed-out sending before telling: sent again as the watch does
+      const resend = (timedOut: boolean) =>
+        timedOut ? this.#sendAgainSoon(context) : this.loadInternal()
+      const told = attemptCallbacks(attempt, reportingSentUrl(callbacks), resend)
+      super.load(context, attemptConfig(attempt, config), told)
     }
 
     override loadInternal(): void {
       const context = this.context
-      if (!context) return
-      // a rewrite still waiting from an earlier attempt is obsolete from here on
-      const attempt = ++this.#attempt
+      const attempt = this.#attempt
+      if (!context || !attempt) return
+      // a rewrite still waiting from an earlier sending is obsolete from here on
+      const sending = ++this.#sending
       // As hls.js does for its own async hooks (xhrSetup): a failure fails the request, instead
       // of leaving it neither loaded nor timed out.
       const fail = (error: unknown) =>
         this.callbacks?.onError(localError(error), context, null, this.stats)
+      const send = (url: string) => {
+        context.url = url
+        super.loadInternal()
+        // several CDNs: no first byte in time sends it to the next
+        attempt.watch(
+          () => this.stats.loading.first > 0,
+          () => {
+            this.abortInternal()
+            this.#sendAgainSoon(context)
+          },
+        )
+      }
       // The common case, a token outside its lead window: rewrite and send in this same task.
       // A promise hop would hold every request until the task that asked for it ends (up to
       // milliseconds while hls.js parses; BENCHMARKS.md, per-request overhead).
       if (!refresher.stale) {
-        context.url = refresher.rewrite(context.url)
         try {
-          super.loadInternal()
-          this.#watch(context)
+          send(attempt.send())
         } catch (error) {
           fail(error)
         }
         return
       }
-      const current = () => attempt === this.#attempt && this.context === context
-      refresher
-        .prepare(context.url)
-        .then((url) => {
-          if (!current()) return
-          context.url = url
-          super.loadInternal()
-          this.#watch(context)
-        })
+      const current = () => sending === this.#sending && this.context === context
+      attempt
+        .prepare()
+        .then((url) => current() && send(url))
         .catch((error: unknown) => {
           if (current()) fail(error)
         })
     }
 
     override abortInternal(): void {
-      this.#attempt++
-      this.#cdn.clear()
+      this.#sending++
+      this.#attempt?.end()
       super.abortInternal()
     }
 
-    /** The attempt just sent: with several CDNs, no first byte in time sends it to the next. */
-    #watch(context: LoaderContext): void {
-      this.#cdn.watch(
-        context.url,
-        () => this.stats.loading.first > 0,
-        () => {
-          this.abortInternal()
-          this.#sendAgainSoon(context)
-        },
-      )
-    }
-
-    /** Sends an aborted attempt again, in a task of its own (unless another one began meanwhile). */
+    /** Sends an aborted sending again, in a task of its own (unless another one began meanwhile). */
     #sendAgainSoon(context: LoaderContext): void {
-      const aborted = this.#attempt
-      // FetchLoader settles the aborted fetch asynchronously, and would take the new attempt
+      const aborted = this.#sending
+      // FetchLoader settles the aborted fetch asynchronously, and would take the new sending
       // for the aborted one
       setTimeout(() => {
-        if (aborted === this.#attempt && this.context === context) this.loadInternal()
+        if (aborted === this.#sending && this.context === context) this.loadInternal()
       }, 0)
     }
   }
@@ -167,8 +155,8 @@ function perLoadLoader(refresher: TokenRefresher, Base: LoaderClass): LoaderClas
   return class TokenLoadWrapper implements Loader<LoaderContext> {
     readonly #inner: Loader<LoaderContext>
     // Bumped by every load/abort/destroy, so a rewrite that finishes late is dropped.
-    #attempt = 0
-    readonly #cdn = new CdnAttempts(refresher)
+    #sending = 0
+    #attempt: CdnAttempt | undefined
 
     constructor(config: HlsConfig) {
       this.#inner = new Base(config)
@@ -187,24 +175,28 @@ function perLoadLoader(refresher: TokenRefresher, Base: LoaderClass): LoaderClas
       config: LoaderConfiguration,
       callbacks: LoaderCallbacks<LoaderContext>,
     ): void {
-      const attempt = ++this.#attempt
-      const again = () => this.load(context, config, callbacks)
-      // an attempt given up (no first byte in time) may still answer: a page's loader need not
+      const attempt = refresher.attempt(context.url)
+      this.#attempt = attempt
+      this.#send(attempt, context, config, reportingSentUrl(callbacks))
+    }
+
+    /** One sending of `attempt`, and the next one when another CDN takes its failure. */
+    #send(
+      attempt: CdnAttempt,
+      context: LoaderContext,
+      config: LoaderConfiguration,
+      callbacks: LoaderCallbacks<LoaderContext>,
+    ): void {
+      const sending = ++this.#sending
+      const again = () => this.#send(attempt, context, config, callbacks)
+      // a sending given up (no first byte in time) may still answer: a page's loader need not
       // silence an aborted load, and its late answer would reach hls.js besides the new one's
-      const reporting = this.#cdn.callbacks(
-        reportingSentUrl(callbacks),
-        (failed) => {
-          if (!this.#cdn.failsOver(attempt, failed.url, failed.code)) return false
-          again()
-          return true
-        },
-        () => attempt === this.#attempt,
-      )
-      const send = () => {
+      const told = attemptCallbacks(attempt, callbacks, again, () => sending === this.#sending)
+      const send = (url: string) => {
+        context.url = url
         try {
-          this.#inner.load(context, config, reporting)
-          this.#cdn.watch(
-            context.url,
+          this.#inner.load(context, config, told)
+          attempt.watch(
             () => this.#inner.stats.loading.first > 0,
             () => {
               this.abort()
@@ -212,30 +204,26 @@ function perLoadLoader(refresher: TokenRefresher, Base: LoaderClass): LoaderClas
             },
           )
         } catch (error) {
-          reporting.onError(localError(error), context, null, this.stats)
+          told.onError(localError(error), context, null, this.stats)
         }
       }
-      if (!refresher.stale) {
-        context.url = refresher.rewrite(context.url)
-        send()
-        return
-      }
-      void refresher.prepare(context.url).then((url) => {
-        if (attempt !== this.#attempt) return
-        context.url = url
-        send()
-      })
+      if (!refresher.stale) send(attempt.send())
+      else void attempt.prepare().then((url) => sending === this.#sending && send(url))
+    }
+
+    /** Ends the current sending (its timer, its late answers). */
+    #stop(): void {
+      this.#sending++
+      this.#attempt?.end()
     }
 
     abort(): void {
-      this.#attempt++
-      this.#cdn.clear()
+      this.#stop()
       this.#inner.abort()
     }
 
     destroy(): void {
-      this.#attempt++
-      this.#cdn.clear()
+      this.#stop()
       this.#inner.destroy()
     }
 

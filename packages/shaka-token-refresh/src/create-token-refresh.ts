@@ -1,10 +1,10 @@
 import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import type shaka from 'shaka-player'
-import { cdnFailover } from './cdn-failover.ts'
 import { shakaClockSync } from './clock-sync.ts'
+import { engineAttempts } from './engine-attempts.ts'
 import { stopOnTokenRejection } from './give-up.ts'
 import { tokenRequestFilter } from './request-filter.ts'
-import { recoveringRetryParameters, tokenRecovery } from './retry-recovery.ts'
+import { recoveringRetryParameters } from './retry-recovery.ts'
 
 /** What {@link createTokenRefresh} gives a Shaka page. */
 export interface ShakaTokenRefresh {
@@ -13,10 +13,10 @@ export interface ShakaTokenRefresh {
   /** The master playlist to `player.load()` (`url`, or `url_ip` when `ipBound`). */
   readonly url: string
   /**
-   * Registers the request filter, the 403/410 recovery and, for records with several CDNs, the
-   * failover (`cdnFailover`) on `player`'s NetworkingEngine and
-   * makes room for the recovery in its retry parameters, and keeps a live presentation on the
-   * server's time when the viewer's clock jumps; `player.destroy()` then also stops the refresh.
+   * Makes `player`'s NetworkingEngine a seam of the refresher's attempts (`engineAttempts`: the
+   * request filter, the 403/410 recovery and, with several CDNs, the failover), makes room for
+   * the recovery in its retry parameters, and keeps a live presentation on the server's time
+   * when the viewer's clock jumps; `player.destroy()` then also stops the refresh.
    * Call before `player.load(refresh.url)`.
    */
   attach(player: shaka.Player): void
@@ -60,15 +60,11 @@ export async function createTokenRefresh(options: TokenRefreshOptions): Promise<
       const engine = player.getNetworkingEngine()
       if (!engine)
         throw new Error('token refresh: this Shaka player has no networking engine (destroyed?)')
-      const recovery = tokenRecovery(refresher)
-      const failover = cdnFailover(refresher, engine)
+      const attempts = engineAttempts(refresher, engine)
       const clock = shakaClockSync(player, refresher)
       engine.registerRequestFilter(clock.onRequest)
       engine.registerRequestFilter(requestFilter)
-      engine.registerResponseFilter(recovery.onResponse)
-      // first: a CDN's failure moves the request before the token recovery would refresh
-      engine.addEventListener('retry', failover.onRetry)
-      engine.addEventListener('retry', recovery.onRetry)
+      engine.addEventListener('retry', attempts.onRetry)
       player.configure(recoveringRetryParameters(player.getConfiguration()))
       // a CDN that refuses every token: Shaka's fatal error, not endless live retries
       const stopGiveUp = stopOnTokenRejection(player, refresher)
@@ -85,10 +81,8 @@ export async function createTokenRefresh(options: TokenRefreshOptions): Promise<
         clock.detach()
         engine.unregisterRequestFilter(clock.onRequest)
         engine.unregisterRequestFilter(requestFilter)
-        engine.unregisterResponseFilter(recovery.onResponse)
-        engine.removeEventListener('retry', failover.onRetry)
-        engine.removeEventListener('retry', recovery.onRetry)
-        failover.detach()
+        engine.removeEventListener('retry', attempts.onRetry)
+        attempts.detach()
       })
     },
     destroy,

@@ -1,4 +1,4 @@
-import { isTokenRejection, type TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
+import { isTokenRefusal, type TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
 import type shaka from 'shaka-player'
 
 // shaka.util.Error.Code.BAD_HTTP_STATUS; its data is [uri, status, …]
@@ -31,7 +31,7 @@ export function stopOnTokenRejection(
     const pageCallback = player.getConfiguration().streaming.failureCallback
     const failureCallback = (error: shaka.util.Error) => {
       const [uri, status] = error.code === BAD_HTTP_STATUS ? error.data : []
-      const refused = isTokenRejection(Number(status)) && refresher.owns(String(uri))
+      const refused = isTokenRefusal(Number(status)) && refresher.owns(String(uri))
       if (!refused) pageCallback(error)
     }
     player.configure({

@@ -1,5 +1,5 @@
 import { TOKEN_PAIR_PATTERN } from '@proj/signing/url'
-import { isTokenRejection, MAX_RECOVERY_RETRIES, type TokenRefresher } from '@proj/token-refresh'
+import { isTokenRefusal, MAX_RECOVERY_RETRIES, type TokenRefresher } from '@proj/token-refresh'
 import type shaka from 'shaka-player'
 
 // shaka.util.Error.Code.BAD_HTTP_STATUS; its data is [uri, status, …]
@@ -28,6 +28,8 @@ export interface TokenRecovery {
  * sending requests that cannot succeed, when no refresh can help or when one resource has been
  * refused `MAX_RECOVERY_RETRIES` times in a row (a CDN that refuses every fresh token).
  *
+ * @deprecated `engineAttempts(refresher, engine)` (what `createTokenRefresh` installs) recovers
+ * refused tokens as one of each request's attempts; with it, this adds nothing.
  * @example
  * ```ts
  * const recovery = tokenRecovery(refresher)
@@ -43,7 +45,7 @@ export function tokenRecovery(refresher: TokenRefresher): TokenRecovery {
       // another CDN took the request (cdnFailover): no refresh, no count
       if (event.defaultPrevented || error?.code !== BAD_HTTP_STATUS) return
       const [uri, status] = error.data
-      if (!isTokenRejection(Number(status)) || typeof uri !== 'string') return
+      if (!isTokenRefusal(Number(status)) || typeof uri !== 'string') return
       const resource = resourceOf(uri)
       const count = (rejections.get(resource) ?? 0) + 1
       // a bounded record: entries end with a success or a give-up; this caps stragglers

@@ -1,14 +1,24 @@
+export { isTokenRefusal } from '@proj/signing/cdn-failure'
 export {
-  CDN_FAILOVER_DEFAULTS,
-  type CdnChange,
-  type CdnFailover,
-  type CdnFailoverHooks,
-  type CdnFailoverOptions,
-  type CdnFailure,
+  type AttemptHost,
+  type AttemptNext,
+  type AttemptOutcome,
+  CdnAttempt,
+} from './cdn-attempt.ts'
+// The CDN lane is the entry `@proj/token-refresh/cdn-lane` (runtime), never imported from here:
+// the refresher loads it on demand, which a static import would undo.
+export type {
+  CdnFailover,
+  CdnFailoverHooks,
+  CdnLane,
+  CdnLaneHooks,
+  CdnLaneSettings,
+} from './cdn-lane.ts'
+export {
   type CdnFailureReason,
   classifyCdnFailure,
-  createCdnFailover,
-} from './cdn-failover.ts'
+  isTokenRejection,
+} from './deprecated.ts'
 export {
   fetchToken,
   retryAfterMs,
@@ -17,17 +27,21 @@ export {
   withServerDate,
 } from './fetch-token.ts'
 export {
-  isTokenRejection,
   MAX_RECOVERY_RETRIES,
   MAX_REJECTED_TOKENS,
   REFUSAL_RUN_MS,
   TokenRejectedError,
 } from './recovery.ts'
+export { CDN_FAILOVER_DEFAULTS } from './refresh-settings.ts'
 export { offerRemotePlayback } from './remote-playback.ts'
 export { createTokenPeers, pagePeers, type TokenPeer, type TokenPeers } from './token-peers.ts'
 export { assertTokenRecord } from './token-record.ts'
-export { TokenRefresher, type TokenRefresherEventMap } from './token-refresher.ts'
+export { TokenRefresher } from './token-refresher.ts'
+export type { TokenRefresherEventMap, TypedEventTarget } from './token-refresher-events.ts'
 export type {
+  CdnChange,
+  CdnFailoverOptions,
+  CdnFailure,
   Clock,
   ProtectionMode,
   TimerHandle,

@@ -1,17 +1,41 @@
 /**
- * The refresh timer's arithmetic, as pure functions of the moment and the settings: when the
- * next refresh is planned, how soon one may start, how long a failed one waits. The refresher
- * only feeds them its state; they are tested alone (`refresh-schedule.test.ts`).
+ * The refresh timer's arithmetic, as small pure functions of ONE settings object (the
+ * refresher's, resolved once) and the moment the timer is at (its {@link TimerState}): when the
+ * next refresh is planned, how soon one may start, how long a failed one waits. The timer
+ * (`refresh-timer.ts`) only feeds them its state; they are tested alone
+ * (`refresh-schedule.test.ts`). The model is hls.js's `getRetryDelay(retryConfig, retryCount)`.
  */
 import {
   DEMAND_WINDOW_MS,
   MAX_RETRY_AFTER_MS,
   MIN_REFRESH_INTERVAL_MS,
-  type RetryPolicy,
+  type RefreshSettings,
 } from './refresh-settings.ts'
 
 /** `setTimeout` overflows above 2^31-1 ms and fires at once; longer waits re-arm instead. */
 export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** What the refresh timer knows at one moment (client times in ms, like `Date.now()`). */
+export interface TimerState {
+  readonly now: number
+  /** When the current token enters its lead window. */
+  readonly staleAt: number
+  /** How long the current token stays valid, on the server's clock (≤ 0 once expired). */
+  readonly remainingMs: number
+  /** The last `getToken` call. */
+  readonly lastFetchAt: number
+  /** Until the first refresh: its window spans the whole first lifetime. */
+  readonly firstCycle: boolean
+  /** Failed refreshes in a row. */
+  readonly failures: number
+  /** The last request of the video (rewrite, prepare, recover). */
+  readonly lastDemandAt: number
+  /** Requests held for a new token (an outage). */
+  readonly held: number
+}
+
+/** The settings the schedule reads. */
+export type ScheduleSettings = Pick<RefreshSettings, 'leadMs' | 'spreadMs' | 'retry' | 'random'>
 
 /**
  * The timer's refresh moment, uniform in a window that ends at `staleAt` (the lead time): the
@@ -20,16 +44,12 @@ export const MAX_TIMER_MS = 2 ** 31 - 1
  *
  * @example
  * ```ts
- * planRefreshAt(60_000, 0, 10_000, false, () => 0.5) // 55_000: staleAt, now, spread, first cycle, random
+ * planRefreshAt({ ...settings, spreadMs: 10_000, random: () => 0.5 }, { ...state, staleAt: 60_000 }) // 55_000
  * ```
  */
-export function planRefreshAt(
-  staleAt: number,
-  now: number,
-  spreadMs: number,
-  firstCycle: boolean,
-  random: () => number,
-): number {
+export function planRefreshAt(settings: ScheduleSettings, state: TimerState): number {
+  const { spreadMs, random } = settings
+  const { staleAt, now, firstCycle } = state
   if (!(spreadMs > 0)) return staleAt
   const start = firstCycle ? now + spreadMs / 2 : staleAt - spreadMs
   return staleAt - random() * Math.max(0, staleAt - start)
@@ -42,17 +62,13 @@ export function planRefreshAt(
  *
  * @example
  * ```ts
- * earliestRefreshAt(1000, 6000, 0, false) // 7000: last fetch, lead, spread, first cycle
+ * earliestRefreshAt({ ...settings, leadMs: 6000 }, { ...state, lastFetchAt: 1000, firstCycle: false }) // 7000
  * ```
  */
-export function earliestRefreshAt(
-  lastFetchAt: number,
-  leadMs: number,
-  spreadMs: number,
-  firstCycle: boolean,
-): number {
-  const bound = firstCycle && spreadMs > 0 ? spreadMs / 2 : leadMs
-  return lastFetchAt + Math.max(MIN_REFRESH_INTERVAL_MS, bound)
+export function earliestRefreshAt(settings: ScheduleSettings, state: TimerState): number {
+  const { leadMs, spreadMs } = settings
+  const bound = state.firstCycle && spreadMs > 0 ? spreadMs / 2 : leadMs
+  return state.lastFetchAt + Math.max(MIN_REFRESH_INTERVAL_MS, bound)
 }
 
 /**
@@ -61,39 +77,34 @@ export function earliestRefreshAt(
  *
  * @example
  * ```ts
- * playbackWaiting(20_000, 15_000, 0) // true: now, last request, requests held
+ * playbackWaiting({ ...state, now: 20_000, lastDemandAt: 15_000 }) // true
  * ```
  */
-export function playbackWaiting(now: number, lastDemandAt: number, held: number): boolean {
-  return held > 0 || now - lastDemandAt < DEMAND_WINDOW_MS
+export function playbackWaiting(state: TimerState): boolean {
+  return state.held > 0 || state.now - state.lastDemandAt < DEMAND_WINDOW_MS
 }
 
 /**
- * Jittered exponential backoff after the `failures`-th failure in a row. Capped at half the
- * remaining validity (and `maxMs`) while the token is valid; once expired at `expiredMaxMs`
- * while playback waits (`waiting`: {@link playbackWaiting}) (seconds, not tens of seconds), else at `maxMs` (a paused player does not
- * hammer a failing backend). The jitter keeps 50–100 % of the delay.
+ * Jittered exponential backoff after the state's `failures`-th failure in a row. Capped at half
+ * the remaining validity (and `maxMs`) while the token is valid; once expired at `expiredMaxMs`
+ * while playback waits ({@link playbackWaiting}: seconds, not tens of seconds), else at `maxMs`
+ * (a paused player does not hammer a failing backend). The jitter keeps 50–100 % of the delay.
  *
  * @example
  * ```ts
- * backoffDelay(3, 60_000, false, retry, () => 1) // 2000: 3rd failure, 60 s left, nothing waits
+ * backoffDelay({ ...settings, random: () => 1 }, { ...state, failures: 3, remainingMs: 60_000 }) // 2000
  * ```
  */
-export function backoffDelay(
-  failures: number,
-  remainingMs: number,
-  waiting: boolean,
-  retry: RetryPolicy,
-  random: () => number,
-): number {
-  const { baseMs, maxMs, expiredMaxMs } = retry
+export function backoffDelay(settings: ScheduleSettings, state: TimerState): number {
+  const { baseMs, maxMs, expiredMaxMs } = settings.retry
+  const { remainingMs, failures } = state
   const cap =
     remainingMs > 0
       ? Math.min(maxMs, Math.max(baseMs, remainingMs / 2))
-      : waiting
+      : playbackWaiting(state)
         ? Math.max(baseMs, expiredMaxMs)
         : maxMs
-  return Math.min(cap, baseMs * 2 ** (failures - 1)) * (0.5 + random() / 2)
+  return Math.min(cap, baseMs * 2 ** (failures - 1)) * (0.5 + settings.random() / 2)
 }
 
 /**
@@ -104,31 +115,36 @@ export function backoffDelay(
  *
  * @example
  * ```ts
- * retryDelay(500, 10_000, 4000) // 4000: backoff, Retry-After, validity left
+ * retryDelay(settings, { ...state, remainingMs: 4000 }, 10_000) // 4000 (the backoff if longer)
  * ```
  */
 export function retryDelay(
-  backoffMs: number,
+  settings: ScheduleSettings,
+  state: TimerState,
   retryAfterMs: number | undefined,
-  remainingMs: number,
 ): number {
-  if (retryAfterMs === undefined || !(retryAfterMs > 0)) return backoffMs
-  const bound = remainingMs > 0 ? remainingMs : MAX_RETRY_AFTER_MS
-  return Math.max(backoffMs, Math.min(retryAfterMs, bound))
+  const backoff = backoffDelay(settings, state)
+  if (retryAfterMs === undefined || !(retryAfterMs > 0)) return backoff
+  const bound = state.remainingMs > 0 ? state.remainingMs : MAX_RETRY_AFTER_MS
+  return Math.max(backoff, Math.min(retryAfterMs, bound))
 }
 
 /**
- * Whether a planned retry should be brought forward because playback now asks for an expired
- * token (the outage retry): the backend was failing while nothing played, so the retry was
- * planned at the paused player's slow pace; it is due within `expiredMaxMs` now.
+ * Whether a retry due at `dueAt` should be brought forward because playback now asks for an
+ * expired token (the outage retry): the backend was failing while nothing played, so the retry
+ * was planned at the paused player's slow pace; it is due within `expiredMaxMs` now.
  *
  * @example
  * ```ts
- * outageRetryIsLate(0, 20_000, retry) // true: now, retry due at
+ * outageRetryIsLate(settings, { ...state, now: 0 }, 20_000) // true
  * ```
  */
-export function outageRetryIsLate(now: number, retryDueAt: number, retry: RetryPolicy): boolean {
-  return retryDueAt - now > retry.expiredMaxMs
+export function outageRetryIsLate(
+  settings: ScheduleSettings,
+  state: TimerState,
+  dueAt: number,
+): boolean {
+  return dueAt - state.now > settings.retry.expiredMaxMs
 }
 
 /**

@@ -1,6 +1,5 @@
-import { CDN_FAILOVER_DEFAULTS } from './cdn-failover.ts'
 import { pagePeers, type TokenPeers } from './token-peers.ts'
-import type { Clock, Timers, TokenRefreshOptions, Visibility } from './types.ts'
+import type { CdnFailoverOptions, Clock, Timers, TokenRefreshOptions, Visibility } from './types.ts'
 
 // Every default of the refresher, in one place. Each is a trade between a backend spared and a
 // viewer who never sees a stall; the comment says which side it leans to and why. Plain
@@ -48,6 +47,19 @@ export const DEMAND_WINDOW_MS = 10_000
 /** Timer and on-demand refreshes never come closer than this, whatever the clocks say. */
 export const MIN_REFRESH_INTERVAL_MS = 1000
 
+/**
+ * The defaults of {@link CdnFailoverOptions} (the `cdn` option, several CDNs only). The timeout is
+ * well below the 6 s of forward buffer players keep, so a hung CDN is left and the retry lands
+ * before the buffer runs dry; the cooldown keeps a CDN that fails on and off from pulling
+ * playback to and fro.
+ *
+ * @example
+ * ```ts
+ * await TokenRefresher.create({ ...options, cdn: { ...CDN_FAILOVER_DEFAULTS, cooldownMs: 60_000 } })
+ * ```
+ */
+export const CDN_FAILOVER_DEFAULTS = { cooldownMs: 20_000, timeoutMs: 3000 } as const
+
 /** The lead spec 4.15 recommends, as shares of the token lifetime: outside them, a warning. */
 export const RECOMMENDED_LEAD_MIN = 0.2
 /** See {@link RECOMMENDED_LEAD_MIN}. */
@@ -77,21 +89,18 @@ export interface RefreshSettings
   cdn: CdnSettings
 }
 
-/** The `cdn` options resolved (ms). */
+/** The `cdn` options resolved (ms); without a `probe`, the lane's `HEAD` (`headProbe`). */
 export interface CdnSettings {
   cooldownMs: number
   timeoutMs: number
-  probe: (url: string, signal: AbortSignal) => Promise<boolean>
+  probe: ((url: string, signal: AbortSignal) => Promise<boolean>) | undefined
 }
 
-/** The default probe: the preferred CDN answers a `HEAD` of the URL with a 2xx (before `signal` aborts it). */
-async function headProbe(url: string, signal: AbortSignal): Promise<boolean> {
-  const response = await fetch(url, { method: 'HEAD', cache: 'no-store', signal })
-  return response.ok
-}
+/** `Date.now`: the default `clock`. */
+export const systemClock: Clock = { now: () => Date.now() }
 
-const systemClock: Clock = { now: () => Date.now() }
-const systemTimers: Timers = {
+/** `setTimeout`/`clearTimeout`: the default `timers`, and the first-byte bound of real requests. */
+export const systemTimers: Timers = {
   set: (callback, ms) => setTimeout(callback, ms),
   clear: (handle) => clearTimeout(handle),
 }
@@ -172,7 +181,7 @@ export function leadProblem(
  * resolveCdnSettings({ timeoutMs: 2000 }).cooldownMs // 20000
  * ```
  */
-export function resolveCdnSettings(options: TokenRefreshOptions['cdn'] = {}): CdnSettings {
+export function resolveCdnSettings(options: CdnFailoverOptions = {}): CdnSettings {
   const {
     cooldownMs = CDN_FAILOVER_DEFAULTS.cooldownMs,
     timeoutMs = CDN_FAILOVER_DEFAULTS.timeoutMs,
@@ -181,5 +190,5 @@ export function resolveCdnSettings(options: TokenRefreshOptions['cdn'] = {}): Cd
     throw new RangeError(
       `cdn.cooldownMs and cdn.timeoutMs must be > 0, got ${cooldownMs}, ${timeoutMs}`,
     )
-  return { cooldownMs, timeoutMs, probe: options.probe ?? headProbe }
+  return { cooldownMs, timeoutMs, probe: options.probe }
 }

@@ -1,9 +1,9 @@
 import { findTokenPair } from '@proj/signing/url'
 import { describe, expect, it, vi } from 'vitest'
-import type { CdnChange } from './cdn-failover.ts'
 import { fakeTime, fakeTokenBackend, testRefreshOptions, twoTinyCdns } from './testing/index.ts'
 import { createTokenPeers, type TokenPeers } from './token-peers.ts'
 import { TokenRefresher } from './token-refresher.ts'
+import type { CdnChange } from './types.ts'
 
 const setup = async (
   options: {

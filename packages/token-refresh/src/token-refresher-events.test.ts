@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest'
 import { fakeTime, fakeTokenBackend, testRefreshOptions } from './testing/index.ts'
-import { TokenRefresher, type TokenRefresherEventMap } from './token-refresher.ts'
+import { TokenRefresher } from './token-refresher.ts'
+import type { TokenRefresherEventMap } from './token-refresher-events.ts'
 import type { TokenRecord } from './types.ts'
 
 // The type assertions here are checked by `tsc` (the package's typecheck), the rest by vitest.

@@ -1,81 +1,25 @@
+import { cdnFailureOf } from '@proj/signing/cdn-failure'
 import { findTokenPair } from '@proj/signing/url'
-import {
-  type CdnChange,
-  type CdnFailover,
-  type CdnFailure,
-  type CdnFailureReason,
-  classifyCdnFailure,
-  createCdnFailover,
-} from './cdn-failover.ts'
+import { type AttemptHost, CdnAttempt } from './cdn-attempt.ts'
 import { retryAfterOf, serverDateOf } from './fetch-token.ts'
 import { HeldRequests, waitAtMost } from './held-requests.ts'
 import { TokenRejectedError } from './recovery.ts'
 import {
-  backoffDelay,
-  earliestRefreshAt,
-  outageRetryIsLate,
-  planRefreshAt,
-  playbackWaiting,
-  retryDelay,
-  timerDelay,
-} from './refresh-schedule.ts'
-import { leadProblem, type RefreshSettings, resolveRefreshSettings } from './refresh-settings.ts'
+  leadProblem,
+  type RefreshSettings,
+  resolveRefreshSettings,
+  systemTimers,
+} from './refresh-settings.ts'
+import { RefreshTimer } from './refresh-timer.ts'
 import { RejectionTracker } from './rejection-tracker.ts'
 import type { TokenPeer } from './token-peers.ts'
 import { assertTokenRecord } from './token-record.ts'
-import type { Clock, TimerHandle, TokenRecord, TokenRefreshOptions } from './types.ts'
-import { type CdnRewriter, cdnRewriter } from './url-rewriter.ts'
+import { RefresherEventTarget } from './token-refresher-events.ts'
+import type { CdnFailure, Clock, TokenRecord, TokenRefreshOptions } from './types.ts'
+import { VideoCdns } from './video-cdns.ts'
 
 /** Backends sign by the second: a token fetched a second later differs from the one before. */
 const ONE_SECOND_MS = 1000
-
-/**
- * The events of a {@link TokenRefresher}, for typed listeners:
- * `refresher.addEventListener('tokenrefreshed', (event) => event.detail.expires)`.
- */
-export interface TokenRefresherEventMap {
-  /** A new record is in (a refresh, or a peer's record); `detail` is the record. */
-  tokenrefreshed: CustomEvent<TokenRecord>
-  /**
-   * A refresh failed (playback goes on while the token is valid), or the CDN refused every new
-   * token ({@link TokenRejectedError}); `detail` is the error.
-   */
-  error: CustomEvent<Error>
-  /** Playback moved to another CDN (records with `cdns` only); `detail` says from, to and why. */
-  cdnchange: CustomEvent<CdnChange>
-}
-
-/**
- * Typed `addEventListener`/`removeEventListener` for the events of {@link TokenRefresherEventMap}
- * (the DOM's pattern), merged into {@link TokenRefresher}: types only, EventTarget's methods run.
- *
- * @example
- * ```ts
- * refresher.addEventListener('tokenrefreshed', (event) => console.log(event.detail.expires))
- * ```
- */
-export interface TokenRefresher {
-  addEventListener<K extends keyof TokenRefresherEventMap>(
-    type: K,
-    listener: (this: TokenRefresher, event: TokenRefresherEventMap[K]) => unknown,
-    options?: boolean | AddEventListenerOptions,
-  ): void
-  addEventListener(
-    type: string,
-    listener: EventListenerOrEventListenerObject | null,
-    options?: boolean | AddEventListenerOptions,
-  ): void
-  removeEventListener<K extends keyof TokenRefresherEventMap>(
-    type: K,
-    listener: (this: TokenRefresher, event: TokenRefresherEventMap[K]) => unknown,
-    options?: boolean | EventListenerOptions,
-  ): void
-  removeEventListener(
-    type: string,
-    listener: EventListenerOrEventListenerObject | null,
-    options?: boolean | EventListenerOptions,
-  ): void
-}
 
 /** Server clock minus client clock (ms) as a record's `Date` tells it; `previous` without one. */
 function clockOffset(record: TokenRecord, clock: Clock, previous: number): number {
@@ -95,16 +39,17 @@ function clockOffset(record: TokenRecord, clock: Clock, previous: number): numbe
  * each new record (`peers`), so they make one `getToken` call per cycle between them.
  * Timer and on-demand refreshes are rate-bounded (at most one per lead time), so a client
  * clock wrong by hours cannot cause a storm; failures are retried with jittered exponential
- * backoff and reported through `onError` and an `error` event. The arithmetic of all that lives
- * in `refresh-schedule.ts`, the defaults in `refresh-settings.ts`.
+ * backoff and reported through `onError` and an `error` event. The timer and its backoff state
+ * are a {@link RefreshTimer}, its arithmetic `refresh-schedule.ts`, the defaults
+ * `refresh-settings.ts`; the refresher coordinates.
  *
- * With several CDNs (records with `cdns`), URLs go to the active one with its own token, and
- * adapters report failures through {@link cdnFailureOf}/{@link cdnFailed}: playback moves to
- * the next CDN, stays there, and returns to the preferred one once a probe finds it well
- * (`cdn-failover.ts`).
+ * With several CDNs (records with `cdns`), URLs go to the CDN in use with its own token, and
+ * each request is a {@link CdnAttempt} ({@link attempt}): a failure of its CDN moves playback to
+ * the next CDN, which stays in use until a probe finds the preferred one well again (the CDN
+ * lane, `cdn-lane.ts`, loaded on demand when the first record with `cdns` arrives).
  *
  * Events: `tokenrefreshed`, `error` and `cdnchange`, `CustomEvent`s with the record, the error
- * or the change as `detail` ({@link TokenRefresherEventMap}: typed listeners).
+ * or the change as `detail` (`TokenRefresherEventMap`: typed listeners).
  *
  * @example
  * ```ts
@@ -116,50 +61,42 @@ function clockOffset(record: TokenRecord, clock: Clock, previous: number): numbe
  * someRequestHook((url) => refresher.rewrite(url))
  * ```
  */
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above only types EventTarget's own methods
-export class TokenRefresher extends EventTarget implements TokenPeer {
+export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   /** Successful refreshes so far (the initial fetch is not counted). */
   refreshCount = 0
   readonly #settings: RefreshSettings
-  readonly #clock: Clock
   #record: TokenRecord
-  /** Every CDN of the record: which one a URL is on, and how to move it onto another. */
-  #cdns: CdnRewriter
-  /** Which CDN is active, with two or more CDNs (`undefined` with one). */
-  #failover: CdnFailover | undefined
-  /** Ends the running probe (its timeout and request), if any. */
-  #endProbe: (() => void) | undefined
-  /** The last URL of this video rewritten: what a probe of the preferred CDN asks for. */
-  #lastUrl: string | undefined
+  /** The record's CDNs: which one a URL is on, which one is in use (the lane, several only). */
+  readonly #cdns: VideoCdns
   /** Estimated server clock minus client clock (ms), from the last record with a `Date`. */
   #offset: number
   readonly #rejections = new RejectionTracker()
   /** The refresh under way; concurrent callers share it. */
   #inflight: Promise<TokenRecord> | undefined
-  /** Failed refreshes in a row (0 once one succeeds or a peer's record comes in). */
-  #failures = 0
-  /** Client time of the last getToken call (the rate bound counts from it). */
-  #lastFetchAt: number
-  /** Until the first refresh: the rate bound is half the spread, so the first window can be wide. */
-  #firstCycle = true
-  /** Client time at which the timer refreshes: inside the spread window before staleAt. */
-  #refreshAt = 0
-  #timer: TimerHandle | undefined
-  /** Client time at which the armed timer fires. */
-  #timerDueAt = 0
-  /** Client time of the last request of this video (rewrite, prepare, recover): playback needs tokens. */
-  #lastDemandAt = Number.NEGATIVE_INFINITY
   /** Requests waiting for a new record while the token is expired (an outage). */
   readonly #held = new HeldRequests()
+  readonly #timer: RefreshTimer
   #leavePeers: (() => void) | undefined
   #destroyed = false
   #onVisible = () => {
-    if (!this.#settings.visibility?.hidden) this.#schedule(0)
+    if (!this.#settings.visibility?.hidden) this.#timer.arm(0)
+  }
+  /** What this video's attempts ask of the refresher. */
+  readonly #attempts: AttemptHost = {
+    rewrite: (url) => this.rewrite(url),
+    prepare: (url) => this.prepare(url),
+    lane: () => this.#cdns.lane,
+    cdnOf: (url) => this.#cdns.cdnOf(url),
+    fresh: (url) => this.#fresh(url),
+    recover: (url) => this.recover(url),
+    // a real request's first byte: the real clock, whatever clock the schedule is given
+    timers: systemTimers,
   }
 
   /**
    * Fetches the initial record (before the player exists, as 4.15 asks), checks the lead
-   * time against its lifetime and starts the schedule.
+   * time against its lifetime and starts the schedule. A record with several CDNs loads the
+   * CDN lane before this resolves, so the first request can already fail over.
    *
    * @throws RangeError when `refreshLeadSeconds` is not > 0 or not below the lifetime.
    * @example
@@ -178,6 +115,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     // wrong by hours: only a warning then, as refusing would break playback.
     if (problem?.fatal && serverDateOf(record) !== undefined) throw new RangeError(problem.message)
     if (problem) console.warn(`[token-refresh] ${problem.message}`)
+    await refresher.#cdns.follow(record)
     refresher.#start()
     return refresher
   }
@@ -185,19 +123,29 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   private constructor(settings: RefreshSettings, record: TokenRecord, fetchedAt: number) {
     super()
     this.#settings = settings
-    this.#clock = settings.clock
     this.#record = record
-    this.#cdns = cdnRewriter(record, settings.ipBound)
-    this.#failover = this.#failoverFor(this.#cdns.ids)
+    this.#cdns = new VideoCdns(settings, record, {
+      changed: (change) => this.dispatchEvent(new CustomEvent('cdnchange', { detail: change })),
+      failed: (error) => this.#report(error),
+    })
     this.#offset = clockOffset(record, settings.clock, 0)
-    this.#lastFetchAt = fetchedAt
+    this.#timer = new RefreshTimer(
+      settings,
+      {
+        staleAt: () => this.staleAt,
+        remainingMs: () => this.#remainingMs(),
+        held: () => this.#held.size,
+        busy: () => this.#inflight !== undefined,
+        refresh: () => void this.refresh().catch(() => undefined),
+      },
+      fetchedAt,
+    )
   }
 
   #start(): void {
     this.#settings.visibility?.addEventListener('visibilitychange', this.#onVisible)
     this.#leavePeers = this.#settings.peers?.join(this.#record, this)
-    this.#plan()
-    this.#schedule()
+    this.#timer.start()
   }
 
   // ── The record ────────────────────────────────────────────────────────────
@@ -207,10 +155,10 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     return this.#record
   }
 
-  /** The master playlist URL to play: `url`, or `url_ip` when `ipBound` (on the active CDN). */
+  /** The master playlist URL to play: `url`, or `url_ip` when `ipBound` (on the CDN in use). */
   get url(): string {
     const url = this.ipBound ? this.#record.url_ip : this.#record.url
-    return this.#failover ? (this.#rewrite(url) ?? url) : url
+    return this.#cdns.lane ? (this.#cdns.rewrite(url) ?? url) : url
   }
 
   /** Whether URLs are moved onto `url_ip`/`token_ip` (the `ipBound` option). */
@@ -220,7 +168,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
 
   /** The server's clock as estimated from the last `Date` header (ms). */
   serverNow(): number {
-    return this.#clock.now() + this.#offset
+    return this.#settings.clock.now() + this.#offset
   }
 
   /**
@@ -241,7 +189,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
 
   /** Whether the current token is inside its lead window (or expired) on the server's clock. */
   get stale(): boolean {
-    return this.#clock.now() >= this.staleAt
+    return this.#settings.clock.now() >= this.staleAt
   }
 
   /** Whether the current token has expired, on the server's clock: requests with it are refused. */
@@ -262,9 +210,10 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     return this.#record.expires * 1000 - this.serverNow()
   }
 
-  /** The token this refresher's URLs carry (`token_ip` when `ipBound`; the active CDN's). */
-  #currentToken(): string {
-    return this.#tokenOf(this.#failover?.active)
+  /** Whether the token `url` carries is still valid on the server's clock. */
+  #fresh(url: string): boolean {
+    const pair = findTokenPair(url)
+    return pair !== undefined && pair.expires * 1000 > this.serverNow()
   }
 
   /** The current token of CDN `id` (`token_ip` when `ipBound`); the record's own for one CDN. */
@@ -273,100 +222,65 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     return this.ipBound ? cdn.token_ip : cdn.token
   }
 
-  /** Moves a URL of this video onto the active CDN's host and pair; `undefined` for other URLs. */
-  #rewrite(url: string): string | undefined {
-    return this.#cdns.rewrite(url, this.#failover?.active ?? this.#cdns.ids[0] ?? '')
-  }
-
-  // ── Several CDNs (the state in cdn-failover.ts) ───────────────────────────
+  // ── Several CDNs (video-cdns.ts; the lane, cdn-lane.ts, loaded on demand) ──
 
   /** The id of the CDN requests go to; `undefined` with one CDN (records without `cdns`). */
   get activeCdn(): string | undefined {
-    return this.#failover?.active
+    return this.#cdns.lane?.active
   }
 
   /**
-   * Time to first byte (ms) after which an adapter gives up an attempt and calls
-   * {@link cdnFailed} with `'timeout'`; `undefined` with one CDN (the player's timeouts apply).
+   * Time to first byte (ms) after which an attempt counts as its CDN's failure (the `cdn`
+   * option's `timeoutMs`); `undefined` with one CDN (the player's own timeouts apply).
    */
   get cdnTimeoutMs(): number | undefined {
-    return this.#failover ? this.#settings.cdn.timeoutMs : undefined
+    return this.#cdns.lane?.timeoutMs
   }
 
   /**
-   * Whether an answer of `status` for `url` is its CDN's failure (see `classifyCdnFailure`):
-   * 403/410 while the URL's token is fresh on the server's clock, 5xx, 0 (no answer). Always
-   * `undefined` with one CDN and for URLs of other videos. No side effect.
+   * One request of this video, sent to `url` (any pair, any of its CDNs): see {@link CdnAttempt}.
    *
    * @example
    * ```ts
-   * const failure = refresher.cdnFailureOf(url, response.status)
-   * if (failure && refresher.cdnFailed(url, failure)) retry(refresher.rewrite(url))
+   * const attempt = refresher.attempt(url)
+   * let response = await fetch(await attempt.prepare())
+   * while (attempt.failed(response.status) === 'resend') response = await fetch(attempt.send())
    * ```
    */
-  cdnFailureOf(url: string, status: number): CdnFailure | undefined {
-    if (!this.#failover || this.#cdns.cdnOf(url) === undefined) return undefined
-    const pair = findTokenPair(url)
-    const fresh = pair !== undefined && pair.expires * 1000 > this.serverNow()
-    return classifyCdnFailure(status, fresh)
+  attempt(url: string): CdnAttempt {
+    return new CdnAttempt(this.#attempts, url)
   }
 
   /**
-   * The request for `url` failed on its CDN: when that is the active CDN, the next one by
-   * priority (not cooling down) becomes active (a `cdnchange` event). Returns whether a retry
-   * now goes to another CDN ({@link rewrite} moves `url` there), also when `url` was on a CDN
-   * already left; `false` with one CDN, for URLs of other videos and when every other CDN
-   * failed lately: then the adapter does what it does without failover.
+   * Whether an answer of `status` for `url` is its CDN's failure (`@proj/signing`'s
+   * `cdnFailureOf`, with the URL's token freshness on the server's clock). Always `undefined`
+   * with one CDN and for URLs of other videos. No side effect.
    *
+   * @deprecated A {@link CdnAttempt} ({@link attempt}) classifies and moves in one step.
+   * @example
+   * ```ts
+   * refresher.cdnFailureOf(url, 503) // 'server-error'
+   * ```
+   */
+  cdnFailureOf(url: string, status: number): CdnFailure | undefined {
+    if (!this.#cdns.lane || this.#cdns.cdnOf(url) === undefined) return undefined
+    return cdnFailureOf(status, { tokenFresh: this.#fresh(url) })
+  }
+
+  /**
+   * The request for `url` failed on its CDN: the lane moves to the next CDN (see
+   * `CdnLane.failed`). Returns whether a retry now goes to another CDN; `false` with one CDN.
+   *
+   * @deprecated A {@link CdnAttempt} ({@link attempt}) classifies and moves in one step.
    * @example
    * ```ts
    * if (refresher.cdnFailed(url, 'timeout')) send(refresher.rewrite(url))
    * ```
    */
-  cdnFailed(url: string, failure: CdnFailureReason): boolean {
+  cdnFailed(url: string, failure: CdnFailure): boolean {
+    const { lane } = this.#cdns
     const id = this.#cdns.cdnOf(url)
-    if (!this.#failover || this.#destroyed || id === undefined) return false
-    return this.#failover.failed(id, failure)
-  }
-
-  /** A failover state for a record of `ids`, when it has several CDNs. */
-  #failoverFor(ids: string[]): CdnFailover | undefined {
-    if (ids.length < 2) return undefined
-    const { clock, timers, cdn } = this.#settings
-    return createCdnFailover(ids, cdn.cooldownMs, {
-      clock,
-      timers,
-      probe: (id) => this.#probe(id),
-      changed: (change) => this.dispatchEvent(new CustomEvent('cdnchange', { detail: change })),
-    })
-  }
-
-  /**
-   * Asks the probe whether CDN `id` serves the last URL (its host and token), within the timeout;
-   * {@link destroy} ends it (timer and request) at once.
-   */
-  #probe(id: string): Promise<boolean> {
-    const url =
-      (this.#lastUrl && this.#cdns.rewrite(this.#lastUrl, id)) ??
-      this.#cdns.rewrite(this.#record.url, id)
-    const { timers, cdn } = this.#settings
-    if (url === undefined) return Promise.resolve(false)
-    const controller = new AbortController()
-    return new Promise<boolean>((resolve) => {
-      const end = () => {
-        timers.clear(timer)
-        controller.abort()
-        resolve(false)
-      }
-      const timer = timers.set(end, cdn.timeoutMs)
-      this.#endProbe = end
-      cdn
-        .probe(url, controller.signal)
-        .then(resolve, () => resolve(false))
-        .finally(() => timers.clear(timer))
-    }).finally(() => {
-      this.#endProbe = undefined
-    })
+    return !!lane && !this.#destroyed && id !== undefined && lane.failed(id, failure)
   }
 
   // ── The player's requests ─────────────────────────────────────────────────
@@ -381,7 +295,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * ```
    */
   owns(url: string): boolean {
-    return this.#rewrite(url) !== undefined
+    return this.#cdns.rewrite(url) !== undefined
   }
 
   /**
@@ -394,10 +308,10 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    * ```
    */
   rewrite(url: string): string {
-    const rewritten = this.#rewrite(url)
+    const rewritten = this.#cdns.rewrite(url)
     if (rewritten === undefined) return url
-    this.#lastUrl = rewritten
-    this.#demand()
+    this.#cdns.sent(rewritten)
+    this.#timer.demand()
     // failures are reported through onError and the error event
     this.#refreshIfStale()?.catch(() => undefined)
     return rewritten
@@ -414,15 +328,16 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
    */
   async prepare(url: string): Promise<string> {
     const pending = this.#refreshIfStale()
+    const { maxOutageWaitMs, maxWaitMs, timers } = this.#settings
     if (this.expired && !this.#destroyed && this.owns(url)) {
       // the expired token would only be refused: wait for the next record (bounded)
-      this.#demand()
-      await this.#held.hold(this.#settings.maxOutageWaitMs, this.#settings.timers)
+      this.#timer.demand()
+      await this.#held.hold(maxOutageWaitMs, timers)
     } else if (pending) {
-      await waitAtMost(pending, this.#settings.maxWaitMs, this.#settings.timers)
+      await waitAtMost(pending, maxWaitMs, timers)
     }
-    const rewritten = this.#rewrite(url)
-    if (rewritten !== undefined) this.#lastUrl = rewritten
+    const rewritten = this.#cdns.rewrite(url)
+    if (rewritten !== undefined) this.#cdns.sent(rewritten)
     return rewritten ?? url
   }
 
@@ -444,11 +359,11 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     // the URL's own CDN: a service worker fails over without telling the page's refresher
     const cdn = this.#cdns.cdnOf(failedUrl)
     const current = this.#tokenOf(cdn)
-    this.#demand()
+    this.#timer.demand()
     if (pair.token !== current || this.#inflight) return true
     const verdict = this.#rejections.refused(current, {
       expired: this.expired,
-      now: this.#clock.now(),
+      now: this.#settings.clock.now(),
     })
     if (verdict === 'give-up') this.#report(new TokenRejectedError(this.#rejections.inARow))
     if (verdict !== 'refresh') return false
@@ -507,7 +422,7 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
   }
 
   async #fetch(): Promise<TokenRecord> {
-    this.#lastFetchAt = this.#clock.now()
+    this.#timer.fetching()
     try {
       const record = assertTokenRecord(await this.#settings.getToken())
       if (this.#destroyed) return record
@@ -516,9 +431,8 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
       return record
     } catch (error) {
       if (!this.#destroyed) {
-        this.#failures++
         this.#report(error)
-        this.#schedule(this.#retryDelay(error))
+        this.#timer.failed(retryAfterOf(error))
       }
       throw error
     }
@@ -526,91 +440,23 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
 
   /** A new record comes in (fetched or from a peer): hold it, announce it, plan the next. */
   #receive(record: TokenRecord): void {
-    this.#rejections.replaced(this.#currentToken(), this.#clock.now())
+    const { clock, onTokenRefreshed } = this.#settings
+    this.#rejections.replaced(this.#tokenOf(this.#cdns.lane?.active), clock.now())
     this.#record = record
-    this.#cdns = cdnRewriter(record, this.ipBound)
-    // the active CDN stays: a refresh mid-outage must not bring playback back to the failing CDN
-    if (this.#failover && this.#cdns.ids.length >= 2) this.#failover.update(this.#cdns.ids)
-    else {
-      this.#failover?.stop()
-      this.#failover = this.#failoverFor(this.#cdns.ids)
-    }
-    this.#offset = clockOffset(record, this.#clock, this.#offset)
-    this.#failures = 0
-    this.#firstCycle = false
-    this.#plan()
+    void this.#cdns.follow(record)
+    this.#offset = clockOffset(record, clock, this.#offset)
     this.refreshCount++
-    this.#settings.onTokenRefreshed?.(record)
+    onTokenRefreshed?.(record)
     this.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
     this.#held.releaseAll()
-    this.#schedule()
-  }
-
-  // ── The schedule (arithmetic in refresh-schedule.ts) ──────────────────────
-
-  /** Picks the timer's refresh moment for the current record. */
-  #plan(): void {
-    const { spreadMs, random } = this.#settings
-    this.#refreshAt = planRefreshAt(
-      this.staleAt,
-      this.#clock.now(),
-      spreadMs,
-      this.#firstCycle,
-      random,
-    )
-  }
-
-  /** The earliest client time (ms) at which a timer or on-demand refresh may start. */
-  #earliestRefreshAt(): number {
-    const { leadMs, spreadMs } = this.#settings
-    return earliestRefreshAt(this.#lastFetchAt, leadMs, spreadMs, this.#firstCycle)
-  }
-
-  /** Arms the timer: after `delay` ms (a retry), or at the planned moment (never before the rate bound). */
-  #schedule(delay?: number): void {
-    if (this.#destroyed) return
-    if (this.#timer !== undefined) this.#settings.timers.clear(this.#timer)
-    const planned = () => Math.max(this.#refreshAt, this.#earliestRefreshAt())
-    const ms = timerDelay(delay ?? planned() - this.#clock.now())
-    this.#timerDueAt = this.#clock.now() + ms
-    this.#timer = this.#settings.timers.set(() => {
-      this.#timer = undefined
-      if (this.#inflight) return
-      const retrying = delay !== undefined && this.#failures > 0
-      // a long wait was cut at MAX_TIMER_MS: re-arm until the planned moment
-      if (retrying || this.#clock.now() >= planned()) this.refresh().catch(() => undefined)
-      else this.#schedule()
-    }, ms)
+    this.#timer.renewed()
   }
 
   /** Refreshes now when the token is stale and the rate bound allows (no retry is pending). */
   #refreshIfStale(): Promise<TokenRecord> | undefined {
     if (this.#destroyed) return undefined
     if (this.#inflight) return this.#inflight
-    if (!this.stale || this.#failures > 0 || this.#clock.now() < this.#earliestRefreshAt()) return
-    return this.refresh()
-  }
-
-  /**
-   * A request of this video is being made. While the token is expired and a retry is planned far
-   * off (the backend was failing while nothing played), it is brought forward: playback waits.
-   */
-  #demand(): void {
-    const now = this.#clock.now()
-    this.#lastDemandAt = now
-    if (this.#failures === 0 || this.#inflight || this.#timer === undefined || !this.expired) return
-    if (outageRetryIsLate(now, this.#timerDueAt, this.#settings.retry))
-      this.#schedule(this.#backoff())
-  }
-
-  #backoff(): number {
-    const waiting = playbackWaiting(this.#clock.now(), this.#lastDemandAt, this.#held.size)
-    const { retry, random } = this.#settings
-    return backoffDelay(this.#failures, this.#remainingMs(), waiting, retry, random)
-  }
-
-  #retryDelay(error: unknown): number {
-    return retryDelay(this.#backoff(), retryAfterOf(error), this.#remainingMs())
+    return this.#timer.due(this.stale) ? this.refresh() : undefined
   }
 
   // ── Housekeeping ──────────────────────────────────────────────────────────
@@ -621,10 +467,8 @@ export class TokenRefresher extends EventTarget implements TokenPeer {
     this.#held.releaseAll()
     this.#leavePeers?.()
     this.#leavePeers = undefined
-    this.#failover?.stop()
-    this.#endProbe?.()
-    if (this.#timer !== undefined) this.#settings.timers.clear(this.#timer)
-    this.#timer = undefined
+    this.#cdns.stop()
+    this.#timer.stop()
     this.#settings.visibility?.removeEventListener('visibilitychange', this.#onVisible)
   }
 

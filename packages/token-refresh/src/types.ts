@@ -1,9 +1,36 @@
 import type { TokenRecord } from '@proj/signing'
-import type { CdnFailoverOptions } from './cdn-failover.ts'
+import type { CdnFailure } from '@proj/signing/cdn-failure'
 import type { TokenPeers } from './token-peers.ts'
 
 /** The token backend's answer (spec 2.11): what `getToken` resolves to; declared by `@proj/signing`. */
-export type { TokenRecord }
+/**
+ * Why a request failed on its CDN: `@proj/signing`'s words, which the token backend's CDN health
+ * uses too (`refused`, `server-error`, `network`, `timeout`).
+ */
+export type { CdnFailure, TokenRecord }
+
+/** The detail of a refresher's `cdnchange` event. */
+export interface CdnChange {
+  /** The CDN left. */
+  from: string
+  /** The CDN every request goes to from now on. */
+  to: string
+  /** Why: the failure seen on `from`, or `recovered` when a probe found the preferred CDN well. */
+  reason: CdnFailure | 'recovered'
+}
+
+/** The multi-CDN options of a refresher (`cdn`), ignored with one CDN. */
+export interface CdnFailoverOptions {
+  /** How long a failed CDN is left alone before a probe may bring playback back (ms). */
+  cooldownMs?: number
+  /** Time to first byte after which an attempt counts as failed (ms); also bounds each probe. */
+  timeoutMs?: number
+  /**
+   * Whether the preferred CDN serves `url` (its own host and token) again. Default: a `HEAD`
+   * request answered 2xx. `signal` aborts when the probe times out or the refresher is destroyed.
+   */
+  probe?: (url: string, signal: AbortSignal) => Promise<boolean>
+}
 
 /** Wall-clock time in milliseconds (`Date.now` by default). Injected so tests are deterministic. */
 export interface Clock {

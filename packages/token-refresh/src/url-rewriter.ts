@@ -1,24 +1,14 @@
-import { TOKEN_PAIR_PATTERN } from '@proj/signing/url'
+import { TOKEN_PAIR_PATTERN, type VideoScope, videoScopeOf } from '@proj/signing/url'
 import type { TokenRecord } from './types.ts'
 
-/** Where one host of a CDN serves the video: its origin and the path before the pair. */
-interface Site {
-  origin: string
-  host: string
-  prefix: string
-}
+/** Where one host of a CDN serves the video (origin, host, directory) and the pair it carries. */
+type Site = Partial<VideoScope> & { pair: string }
 
 /** One CDN as the rewriter sees it: both hosts and the pair each carries. */
 interface CdnSites {
   id: string
-  plain: Site & { pair: string }
-  bound: Site & { pair: string }
-}
-
-const siteOf = (url: string): Site => {
-  const parsed = new URL(url)
-  const index = parsed.pathname.search(TOKEN_PAIR_PATTERN)
-  return { origin: parsed.origin, host: parsed.host, prefix: parsed.pathname.slice(0, index) }
+  plain: Site
+  bound: Site
 }
 
 /** The id the CDN of a one-CDN record goes by (such a record names none). */
@@ -29,8 +19,8 @@ const cdnsOf = (record: TokenRecord): CdnSites[] => {
   const cdns = record.cdns && record.cdns.length >= 2 ? record.cdns : [{ ...record, id: ONLY_CDN }]
   return cdns.map((cdn) => ({
     id: cdn.id,
-    plain: { ...siteOf(cdn.url), pair: `${cdn.token}/${cdn.expires}` },
-    bound: { ...siteOf(cdn.url_ip), pair: `${cdn.token_ip}/${cdn.expires}` },
+    plain: { ...videoScopeOf(cdn.url), pair: `${cdn.token}/${cdn.expires}` },
+    bound: { ...videoScopeOf(cdn.url_ip), pair: `${cdn.token_ip}/${cdn.expires}` },
   }))
 }
 
@@ -75,7 +65,7 @@ export function cdnRewriter(record: TokenRecord, ipBound: boolean): CdnRewriter 
     if (!match) return undefined
     const prefix = path.slice(0, match.index)
     const cdn = cdns.find(({ plain, bound }) =>
-      [plain, bound].some((site) => site.host === parsed.host && site.prefix === prefix),
+      [plain, bound].some((site) => site.host === parsed.host && site.directory === prefix),
     )
     if (!cdn) return undefined
     return {
@@ -92,7 +82,7 @@ export function cdnRewriter(record: TokenRecord, ipBound: boolean): CdnRewriter 
       const target = cdns.find((cdn) => cdn.id === id)
       if (!found || !target) return undefined
       const site = ipBound ? target.bound : target.plain
-      return site.origin + site.prefix + site.pair + found.rest + found.tail
+      return `${site.origin}${site.directory}${site.pair}${found.rest}${found.tail}`
     },
   }
 }

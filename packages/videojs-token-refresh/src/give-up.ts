@@ -1,4 +1,4 @@
-import { isTokenRejection, type TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
+import { isTokenRefusal, type TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
 import type { ResponseObserver } from './vhs-hooks.ts'
 
 /** MediaError code MEDIA_ERR_NETWORK: the media could not be fetched. */
@@ -109,7 +109,7 @@ export function failOnTokenRejection(
   return {
     observe(url, status, final) {
       if (failed || refresher.rejected || !carries(url, token)) return
-      if (!isTokenRejection(status)) {
+      if (!isTokenRefusal(status)) {
         // the CDN takes this token: whatever was refused before was not about the secret
         if (status >= 200 && status < 300) {
           freshAfterRefusal = false

@@ -1,9 +1,4 @@
-import {
-  type CdnFailureReason,
-  isTokenRejection,
-  MAX_RECOVERY_RETRIES,
-  type TokenRefresher,
-} from '@proj/token-refresh'
+import type { TokenRefresher } from '@proj/token-refresh'
 
 /** The request options VHS passes through its `onRequest` hooks. */
 export interface VhsRequestOptions {
@@ -22,9 +17,6 @@ export interface VhsRequest {
   timedout?: boolean
   abort?(): void
 }
-
-/** The URL a request went to, also when it got no answer (status 0, empty `responseURL`). */
-const sentUrl = (request: VhsRequest) => request.uri || request.responseURL
 
 type VhsCallback = (error: unknown, request: VhsRequest) => void
 type RequestHook = (options: VhsRequestOptions) => VhsRequestOptions
@@ -49,17 +41,15 @@ export type ResponseObserver = (url: string, status: number, final: boolean) => 
  * Connects one VHS xhr to the refresher returned by `current()` (undefined until it exists).
  *
  * - `onRequest` moves every playlist, segment, init segment and key URL onto the current pair,
- *   per attempt; the hook is synchronous, so it never waits: the lead-time timer and the
+ *   per sending; the hook is synchronous, so it never waits: the lead-time timer and the
  *   background refresh it starts keep a fresh pair ready before it is needed.
- * - `onResponse` starts the refresh as soon as a 403/410 comes back.
- * - The returned `xhr` (a Proxy of the original, so its hook registry is shared) holds such an
- *   answer back from VHS, waits for the new pair and sends the request again, at most twice.
- *   VHS would otherwise exclude the rendition for a minute, or loop on the last one.
- * - With several CDNs, an answer that is the CDN's failure (`refresher.cdnFailureOf`: a fresh
- *   token refused, a 5xx, no answer) or no first byte within `refresher.cdnTimeoutMs` moves
- *   playback to the next CDN (`refresher.cdnFailed`) and the request leaves again at once, with
- *   that CDN's host and token: VHS's own retry would wait, exclude the rendition, and let the
- *   forward buffer run dry. With one CDN none of this runs.
+ * - The returned `xhr` (a Proxy of the original, so its hook registry is shared) makes each
+ *   request one of the refresher's attempts (`refresher.attempt`) and tells it how each sending
+ *   ended (VHS's own timeout, 1.5 target durations, counts as the CDN hanging): another CDN
+ *   takes the CDN's failures at once (several CDNs: a fresh token refused, a 5xx, no answer, no
+ *   status within the attempt's bound, when the hung sending is aborted); a refused token is
+ *   held back from VHS, waits for the new pair and is sent again, at most twice. VHS would
+ *   otherwise wait its retry delay, exclude the rendition for a minute, or loop on the last one.
  * - `observe`, when given, hears of every answer, and of each 403/410 handed to VHS in the end.
  *
  * @example
@@ -79,103 +69,66 @@ export function installVhsHooks(
     if (refresher) options.uri = refresher.rewrite(options.uri)
     return options
   }
-  const onResponse: ResponseHook = (request) => {
-    const refresher = current()
-    // responseURL: the URL that was really sent, after the onRequest rewrite. A fresh token
-    // refused is the CDN's failure: another CDN, not a new token, helps.
-    if (
-      isTokenRejection(request.status) &&
-      !refresher?.cdnFailureOf(sentUrl(request), request.status)
-    )
-      refresher?.recover(request.responseURL)
+  const onResponse: ResponseHook = (request) =>
     observe?.(request.responseURL, request.status, false)
-  }
   xhr.onRequest(onRequest)
   xhr.onResponse(onResponse)
 
   const recovering = new Proxy(xhr, {
     apply(target, self, [options, callback]: [VhsRequestOptions, VhsCallback]) {
+      const refresher = current()
+      if (!refresher) return Reflect.apply(target, self, [options, callback])
+      const attempt = refresher.attempt(options.uri)
       let request: VhsRequest
-      let retries = 0
-      /** Re-sends to another CDN, bounded by the number of CDNs (a cooldown of 0 cannot loop). */
-      let switches = 0
-      /** The current attempt: an attempt left for another CDN is ignored when it answers late. */
-      let attempt = 0
-      let firstByteTimer: ReturnType<typeof setTimeout> | undefined
-      // The request failed on its CDN: whether it can leave again at once, for the CDN now active.
-      const movesCdn = (failed: VhsRequest, reason: CdnFailureReason | undefined) => {
-        const refresher = current()
-        if (!refresher || !reason || switches >= (refresher.record.cdns?.length ?? 1) - 1)
-          return false
-        if (!refresher.cdnFailed(sentUrl(failed), reason)) return false
-        switches++
-        return true
-      }
-      // No status in time (an XMLHttpRequest's status stays 0 until its headers are in): the
-      // CDN hangs. The attempt is left running when no other CDN can take it.
-      const onSlowFirstByte = (sent: number) => {
-        const slow = request
-        if (sent !== attempt || slow.aborted || slow.status) return
-        if (!movesCdn(slow, 'timeout')) return
-        try {
-          send()
-        } catch {
-          return // the hung attempt stays VHS's: its own timeout ends it
-        }
-        slow.abort?.()
-      }
-      const send = () => {
-        const sent = attempt + 1
+      /** The current sending: one left for another CDN is ignored when it answers late. */
+      let sending = 0
+      const send = (url: string) => {
+        const sent = sending + 1
+        options.uri = url
         const next = Reflect.apply(target, self, [
           options,
           (error: unknown, response: VhsRequest) => {
-            if (sent !== attempt) return
-            clearTimeout(firstByteTimer)
-            const refresher = current()
-            const url = response.responseURL
-            // VHS's own timeout (1.5 target durations) aborts too, yet is the CDN's failure;
-            // an abort of VHS's own never calls back
-            const reason = response.timedout
-              ? 'timeout'
-              : response.aborted
-                ? undefined
-                : refresher?.cdnFailureOf(sentUrl(response), response.status)
-            if (movesCdn(response, reason)) {
+            if (sent !== sending) return
+            // an abort of VHS's own never calls back; its timeout (aborted too) is the CDN's
+            const outcome = response.timedout ? 'timeout' : response.status
+            const then =
+              response.aborted && !response.timedout ? undefined : attempt.failed(outcome)
+            if (then === 'resend') {
               try {
-                return send()
+                return send(attempt.send())
               } catch (sendError) {
                 return callback(sendError, response)
               }
             }
-            if (
-              refresher &&
-              retries++ < MAX_RECOVERY_RETRIES &&
-              !response.aborted &&
-              isTokenRejection(response.status) &&
-              refresher.recover(url)
-            ) {
-              refresher
-                .prepare(url)
-                .then(() => {
-                  if (!request.aborted) send()
+            if (then === 'refresh')
+              return void attempt
+                .prepare()
+                .then((fresh) => {
+                  if (!request.aborted) send(fresh)
                 })
                 // the retry could not be sent: VHS gets the failure it would have had, never silence
                 .catch((sendError: unknown) => callback(sendError, response))
-              return
-            }
-            if (isTokenRejection(response.status) && !response.aborted)
-              observe?.(response.responseURL, response.status, true)
+            if (then === 'fail') observe?.(response.responseURL, response.status, true)
             callback(error, response)
           },
         ]) as VhsRequest
-        attempt = sent
+        sending = sent
         request = next
-        clearTimeout(firstByteTimer)
-        const timeoutMs = current()?.cdnTimeoutMs
-        if (timeoutMs !== undefined)
-          firstByteTimer = setTimeout(() => onSlowFirstByte(sent), timeoutMs)
+        // No status in time (an XMLHttpRequest's status stays 0 until its headers are in): the
+        // CDN hangs. The sending is left running when no other CDN can take it.
+        attempt.watch(
+          () => !!next.aborted || next.status !== 0,
+          () => {
+            try {
+              send(attempt.send())
+            } catch {
+              return // the hung sending stays VHS's: its own timeout ends it
+            }
+            next.abort?.()
+          },
+        )
       }
-      send()
+      send(attempt.send())
       // VHS keeps the returned object to abort it and read the response: follow the retry.
       return new Proxy({} as VhsRequest, {
         get: (_, key) => {

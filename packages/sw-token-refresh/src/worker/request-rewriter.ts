@@ -5,10 +5,10 @@ import {
   type CdnRewriter,
   cdnRewriter,
   classifyCdnFailure,
-  createCdnFailover,
   isTokenRejection,
   type Timers,
 } from '@proj/token-refresh'
+import { createCdnFailover } from '@proj/token-refresh/cdn-lane'
 import {
   type Answer,
   ask,

@@ -1,0 +1,153 @@
+import {
+  backoffDelay,
+  earliestRefreshAt,
+  outageRetryIsLate,
+  planRefreshAt,
+  retryDelay,
+  type TimerState,
+  timerDelay,
+} from './refresh-schedule.ts'
+import type { RefreshSettings } from './refresh-settings.ts'
+import type { TimerHandle } from './types.ts'
+
+/** What a {@link RefreshTimer} reads from its refresher, and asks of it. */
+export interface RefreshTimerOwner {
+  /** When the current token enters its lead window (client ms). */
+  staleAt(): number
+  /** How long the current token stays valid on the server's clock (ms; ≤ 0 once expired). */
+  remainingMs(): number
+  /** Requests held for a new token (an outage). */
+  held(): number
+  /** Whether a `getToken` call is under way. */
+  busy(): boolean
+  /** Starts a refresh now: the planned moment came, or a retry is due. */
+  refresh(): void
+}
+
+/**
+ * The refresh timer and its backoff state (Shaka's `lib/net/backoff.js` is the model): when the
+ * next refresh is planned, how many refreshes failed in a row, the last `getToken` call, the
+ * last request of the video. It decides nothing itself: the arithmetic is the pure functions of
+ * `refresh-schedule.ts`, each given the settings and the timer itself (its {@link TimerState});
+ * the refresher tells it what happened.
+ *
+ * @example
+ * ```ts
+ * const timer = new RefreshTimer(settings, owner, settings.clock.now())
+ * timer.renewed() // a new record: plans its refresh and arms the timer
+ * timer.failed(error) // a refresh failed: retried after the backoff
+ * ```
+ */
+export class RefreshTimer implements TimerState {
+  failures = 0
+  /** Client time of the last getToken call (the rate bound counts from it). */
+  lastFetchAt: number
+  /** Until the first refresh: the rate bound is half the spread, so the first window can be wide. */
+  firstCycle = true
+  /** Client time of the last request of the video: playback needs tokens. */
+  lastDemandAt = Number.NEGATIVE_INFINITY
+  readonly #settings: RefreshSettings
+  readonly #owner: RefreshTimerOwner
+  /** Client time at which the timer refreshes: inside the spread window before staleAt. */
+  #refreshAt = 0
+  #handle: TimerHandle | undefined
+  /** Client time at which the armed timer fires. */
+  #dueAt = 0
+  #stopped = false
+
+  constructor(settings: RefreshSettings, owner: RefreshTimerOwner, fetchedAt: number) {
+    this.#settings = settings
+    this.#owner = owner
+    this.lastFetchAt = fetchedAt
+  }
+
+  get now(): number {
+    return this.#settings.clock.now()
+  }
+
+  get staleAt(): number {
+    return this.#owner.staleAt()
+  }
+
+  get remainingMs(): number {
+    return this.#owner.remainingMs()
+  }
+
+  get held(): number {
+    return this.#owner.held()
+  }
+
+  /** The first record is in: plans its refresh and arms the timer. */
+  start(): void {
+    this.#plan()
+    this.arm()
+  }
+
+  /** A `getToken` call starts now (the rate bound counts from here). */
+  fetching(): void {
+    this.lastFetchAt = this.now
+  }
+
+  /** A new record came in (fetched, or a peer's): the backoff ends, its refresh is planned. */
+  renewed(): void {
+    this.failures = 0
+    this.firstCycle = false
+    this.#plan()
+    this.arm()
+  }
+
+  /** A refresh failed: retried after the backoff, or the `retryAfterMs` the backend asked for. */
+  failed(retryAfterMs: number | undefined): void {
+    this.failures++
+    this.arm(retryDelay(this.#settings, this, retryAfterMs))
+  }
+
+  /**
+   * Whether an on-demand refresh may start now: the token is `stale`, no retry is pending, and
+   * the rate bound allows it.
+   */
+  due(stale: boolean): boolean {
+    return stale && this.failures === 0 && this.now >= earliestRefreshAt(this.#settings, this)
+  }
+
+  /**
+   * A request of the video is being made. While the token is expired and a retry is planned far
+   * off (the backend was failing while nothing played), it is brought forward: playback waits.
+   */
+  demand(): void {
+    this.lastDemandAt = this.now
+    const idle = this.failures === 0 || this.#owner.busy() || this.#handle === undefined
+    if (idle || this.remainingMs > 0) return
+    if (outageRetryIsLate(this.#settings, this, this.#dueAt))
+      this.arm(backoffDelay(this.#settings, this))
+  }
+
+  /** Arms the timer: after `delay` ms (a retry), or at the planned moment (never before the rate bound). */
+  arm(delay?: number): void {
+    if (this.#stopped) return
+    const { timers } = this.#settings
+    if (this.#handle !== undefined) timers.clear(this.#handle)
+    const planned = () => Math.max(this.#refreshAt, earliestRefreshAt(this.#settings, this))
+    const ms = timerDelay(delay ?? planned() - this.now)
+    this.#dueAt = this.now + ms
+    this.#handle = timers.set(() => {
+      this.#handle = undefined
+      if (this.#owner.busy()) return
+      const retrying = delay !== undefined && this.failures > 0
+      // a long wait was cut at MAX_TIMER_MS: re-arm until the planned moment
+      if (retrying || this.now >= planned()) this.#owner.refresh()
+      else this.arm()
+    }, ms)
+  }
+
+  /** Stops the timer for good. */
+  stop(): void {
+    this.#stopped = true
+    if (this.#handle !== undefined) this.#settings.timers.clear(this.#handle)
+    this.#handle = undefined
+  }
+
+  #plan(): void {
+    this.#refreshAt = planRefreshAt(this.#settings, this)
+  }
+}
