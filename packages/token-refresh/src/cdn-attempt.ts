@@ -1,7 +1,7 @@
 import { cdnFailureOf, isTokenRefusal } from '@proj/signing/cdn-failure'
-import type { CdnLane } from './cdn-lane.ts'
+import type { CdnLane, LaneRequest } from './cdn-lane.ts'
 import { MAX_RECOVERY_RETRIES } from './recovery.ts'
-import type { TimerHandle, Timers } from './types.ts'
+import type { Timers } from './types.ts'
 
 /**
  * What became of one sending of a request, as the player's seam tells it: the CDN's HTTP
@@ -54,7 +54,7 @@ export interface AttemptHost {
  * - with several CDNs, a failure of the CDN (a fresh token refused, a 5xx, no answer, or no
  *   first byte within the lane's `timeoutMs`, see {@link watch}) moves the request, and the
  *   video's later requests, to the next CDN at once, never twice to one CDN within a request
- *   (the lane decides: `CdnLane.takes`);
+ *   (the lane decides: `CdnLane.request`);
  * - a refused token (403/410) starts the refresher's recovery, and the request is sent again with
  *   the new pair at most `MAX_RECOVERY_RETRIES` times.
  *
@@ -72,12 +72,11 @@ export class CdnAttempt {
   readonly #host: AttemptHost
   /** The URL of the last sending (at first the one asked for). */
   #url: string
-  /** The CDNs this request was sent to. */
-  readonly #tried = new Set<string>()
+  /** With several CDNs, the request as the lane follows it (its CDNs so far, its timer). */
+  #cdn: LaneRequest | undefined
   #refusals = 0
   /** The answer about the current sending, once given (`null`: not asked yet). */
   #next: AttemptNext | null = null
-  #timer: TimerHandle | undefined
 
   constructor(host: AttemptHost, url: string) {
     this.#host = host
@@ -94,8 +93,7 @@ export class CdnAttempt {
    * with several CDNs, for the video's URLs; `undefined` otherwise (the player's own timeouts).
    */
   get timeoutMs(): number | undefined {
-    const lane = this.#host.lane()
-    return lane && this.#host.cdnOf(this.#url) !== undefined ? lane.timeoutMs : undefined
+    return this.#cdn?.timeoutMs
   }
 
   /** A new sending: the request's URL on the CDN in use, with its current pair. */
@@ -115,20 +113,12 @@ export class CdnAttempt {
    * {@link send}). Ended by {@link end}, a new sending, or a failure told.
    */
   watch(firstByte: () => boolean, resend: () => void): void {
-    const ms = this.timeoutMs
-    if (ms === undefined) return
-    const { timers } = this.#host
-    this.end()
-    this.#timer = timers.set(() => {
-      this.#timer = undefined
-      if (!firstByte() && this.failed('timeout') === 'resend') resend()
-    }, ms)
+    this.#cdn?.watch(firstByte, () => this.failed('timeout') === 'resend' && resend())
   }
 
   /** Stops the first-byte timer (the sending answered, or was aborted). */
   end(): void {
-    if (this.#timer !== undefined) this.#host.timers.clear(this.#timer)
-    this.#timer = undefined
+    this.#cdn?.end()
   }
 
   /**
@@ -143,11 +133,11 @@ export class CdnAttempt {
   }
 
   #sending(url: string): string {
-    this.end()
+    const host = this.#host
     this.#url = url
     this.#next = null
-    const id = this.#host.cdnOf(url)
-    if (id !== undefined) this.#tried.add(id)
+    this.#cdn ??= host.lane()?.request(host.timers)
+    this.#cdn?.sent(host.cdnOf(url))
     return url
   }
 
@@ -155,15 +145,13 @@ export class CdnAttempt {
     if (outcome === 'local') return undefined
     const host = this.#host
     const url = this.#url
-    const lane = host.lane()
-    const id = host.cdnOf(url)
-    if (outcome === 'timeout')
-      return lane && id !== undefined && lane.takes(this.#tried, id, outcome) ? 'resend' : undefined
+    const cdn = this.#cdn
     // several CDNs: a failure of the CDN goes to the next one, when the lane says so
     const failure =
-      lane && id !== undefined && cdnFailureOf(outcome, { tokenFresh: host.fresh(url) })
-    if (failure && lane.takes(this.#tried, id, failure)) return 'resend'
-    if (!recover || !isTokenRefusal(outcome)) return undefined
+      cdn &&
+      (outcome === 'timeout' ? outcome : cdnFailureOf(outcome, { tokenFresh: host.fresh(url) }))
+    if (failure && cdn.takes(failure)) return 'resend'
+    if (!recover || outcome === 'timeout' || !isTokenRefusal(outcome)) return undefined
     // every refusal goes to the refresher, past the budget too: the last token's refusal is what
     // tells it that the CDN refuses them all
     const recovers = host.recover(url)

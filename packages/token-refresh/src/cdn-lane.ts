@@ -2,6 +2,7 @@
 // them back to the preferred one. Loaded on demand (`import()`), when the first record with
 // `cdns` arrives: a page whose records name one CDN never downloads it.
 import type { CdnFailure } from '@proj/signing/cdn-failure'
+import type { RefreshSettings } from './refresh-settings.ts'
 import type { CdnChange, Clock, TimerHandle, Timers } from './types.ts'
 
 /** What a {@link CdnLane} is tuned by (the refresher's `cdn` option, resolved). */
@@ -43,13 +44,8 @@ export interface CdnLane {
    * stays where it is).
    */
   failed(id: string, failure: CdnFailure): boolean
-  /**
-   * Whether one request, sent to the CDNs of `tried`, that failed on CDN `id` for `failure`
-   * (the CDN's: `@proj/signing`'s `cdnFailureOf`) goes to another CDN now: the lane moves away
-   * from `id` (or had), and the request was never sent to the CDN now in use: never twice to
-   * one CDN. A request sent to every CDN already blames none.
-   */
-  takes(tried: ReadonlySet<string>, id: string, failure: CdnFailure): boolean
+  /** One request, as the lane follows it across CDNs; its first-byte timer on `timers`. */
+  request(timers: Timers): LaneRequest
   /**
    * A new record lists `ids`: the active CDN stays while it is listed (a refresh mid-outage does
    * not bring playback back to the failing CDN); otherwise the first one not cooling down takes
@@ -58,6 +54,25 @@ export interface CdnLane {
   update(ids: readonly string[]): void
   /** Stops the probe (its timer and its request); later failures are ignored. */
   stop(): void
+}
+
+/** One request as a {@link CdnLane} follows it (what a `CdnAttempt` asks of the lane). */
+export interface LaneRequest {
+  /** A new sending, to CDN `id` (`undefined`: a URL that is not the video's). */
+  sent(id: string | undefined): void
+  /** The first-byte bound of the current sending (ms): the lane's, for the video's URLs. */
+  readonly timeoutMs: number | undefined
+  /** Calls `timedOut` when the bound runs out before `firstByte()` (the current sending). */
+  watch(firstByte: () => boolean, timedOut: () => void): void
+  /** Stops the current sending's timer. */
+  end(): void
+  /**
+   * Whether the current sending's failure (the CDN's: `@proj/signing`'s `cdnFailureOf`) sends
+   * the request to another CDN now: the lane moves away from its CDN (or had), and the request
+   * was never sent to the CDN now in use: never twice to one CDN. A request sent to every CDN
+   * already blames none.
+   */
+  takes(failure: CdnFailure): boolean
 }
 
 /**
@@ -162,8 +177,36 @@ export function createCdnLane(
     },
     timeoutMs,
     failed,
-    takes: (tried, id, failure) =>
-      tried.size < list.length && failed(id, failure) && !tried.has(active),
+    request(requestTimers) {
+      const tried = new Set<string>()
+      let id: string | undefined
+      let timer: TimerHandle | undefined
+      const end = () => {
+        if (timer !== undefined) requestTimers.clear(timer)
+        timer = undefined
+      }
+      return {
+        sent(cdn) {
+          end()
+          id = cdn
+          if (cdn !== undefined) tried.add(cdn)
+        },
+        get timeoutMs() {
+          return id === undefined ? undefined : timeoutMs
+        },
+        watch(firstByte, timedOut) {
+          end()
+          if (id !== undefined)
+            timer = requestTimers.set(() => {
+              timer = undefined
+              if (!firstByte()) timedOut()
+            }, timeoutMs)
+        },
+        end,
+        takes: (failure) =>
+          id !== undefined && tried.size < list.length && failed(id, failure) && !tried.has(active),
+      }
+    },
     update(next) {
       list = next
       if (!next.includes(active)) switchTo(usable(next, clock.now()) ?? preferred(), 'recovered')
@@ -174,6 +217,36 @@ export function createCdnLane(
       endProbe?.()
     },
   }
+}
+
+/**
+ * The lane of a refresher's video: its settings' `cdn` option (cooldown, timeout, probe: a
+ * `HEAD` by default) on its clock and timers; each probe asks for `probeUrl(id)` (the video's
+ * last URL on the probed CDN, with that CDN's token).
+ *
+ * @example
+ * ```ts
+ * const lane = openCdnLane(settings, { ids: ['a', 'b'], probeUrl, changed })
+ * ```
+ */
+export function openCdnLane(
+  { clock, timers, cdn }: Pick<RefreshSettings, 'clock' | 'timers' | 'cdn'>,
+  video: {
+    ids: readonly string[]
+    probeUrl: (id: string) => string | undefined
+    changed: (change: CdnChange) => void
+  },
+): CdnLane {
+  const probe = cdn.probe ?? headProbe
+  return createCdnLane(video.ids, cdn, {
+    clock,
+    timers,
+    probe: (id, signal) => {
+      const url = video.probeUrl(id)
+      return url === undefined ? Promise.resolve(false) : probe(url, signal)
+    },
+    changed: video.changed,
+  })
 }
 
 /**

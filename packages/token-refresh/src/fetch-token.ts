@@ -1,11 +1,24 @@
 import { assertTokenRecord } from './token-record.ts'
-import type { TokenRecord } from './types.ts'
+import type { Clock, TokenRecord } from './types.ts'
 
 const serverDates = new WeakMap<TokenRecord, number>()
 
 /** The server's clock reading (ms) at the moment `record` was issued, when known. */
 export function serverDateOf(record: TokenRecord): number | undefined {
   return serverDates.get(record)
+}
+
+/**
+ * Server clock minus client clock (ms) as `record`'s `Date` tells it; `previous` without one.
+ *
+ * @example
+ * ```ts
+ * offset = clockOffset(record, clock, offset)
+ * ```
+ */
+export function clockOffset(record: TokenRecord, clock: Clock, previous: number): number {
+  const serverDate = serverDateOf(record)
+  return serverDate === undefined ? previous : serverDate - clock.now()
 }
 
 /**

@@ -31,7 +31,7 @@ const state = (more: Partial<TimerState> = {}): TimerState => ({
   firstCycle: false,
   failures: 0,
   lastDemandAt: Number.NEGATIVE_INFINITY,
-  held: 0,
+  held: { size: 0 },
   ...more,
 })
 
@@ -84,7 +84,7 @@ describe('backoffDelay', () => {
 
   it('once expired: expiredMaxMs while playback waits, maxMs while nothing plays', () => {
     const expired = state({ failures: 20, remainingMs: -1 })
-    expect(backoffDelay(settings(1), { ...expired, held: 1 })).toBe(3000)
+    expect(backoffDelay(settings(1), { ...expired, held: { size: 1 } })).toBe(3000)
     expect(backoffDelay(settings(1), expired)).toBe(30_000)
   })
 })
@@ -112,7 +112,7 @@ describe('the outage retry', () => {
   it('playback waits while a request is held or one came in the last 10 s', () => {
     expect(playbackWaiting(state({ now: 20_000, lastDemandAt: 10_001 }))).toBe(true)
     expect(playbackWaiting(state({ now: 20_000, lastDemandAt: 10_000 }))).toBe(false)
-    expect(playbackWaiting(state({ now: 20_000, held: 1 }))).toBe(true)
+    expect(playbackWaiting(state({ now: 20_000, held: { size: 1 } }))).toBe(true)
   })
 
   it('a retry planned further off than expiredMaxMs is brought forward', () => {

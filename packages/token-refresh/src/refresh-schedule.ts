@@ -31,7 +31,7 @@ export interface TimerState {
   /** The last request of the video (rewrite, prepare, recover). */
   readonly lastDemandAt: number
   /** Requests held for a new token (an outage). */
-  readonly held: number
+  readonly held: { readonly size: number }
 }
 
 /** The settings the schedule reads. */
@@ -81,7 +81,7 @@ export function earliestRefreshAt(settings: ScheduleSettings, state: TimerState)
  * ```
  */
 export function playbackWaiting(state: TimerState): boolean {
-  return state.held > 0 || state.now - state.lastDemandAt < DEMAND_WINDOW_MS
+  return state.held.size > 0 || state.now - state.lastDemandAt < DEMAND_WINDOW_MS
 }
 
 /**

@@ -1,3 +1,4 @@
+import { HeldRequests } from './held-requests.ts'
 import {
   backoffDelay,
   earliestRefreshAt,
@@ -10,18 +11,14 @@ import {
 import type { RefreshSettings } from './refresh-settings.ts'
 import type { TimerHandle } from './types.ts'
 
-/** What a {@link RefreshTimer} reads from its refresher, and asks of it. */
+/** What a {@link RefreshTimer} reads from its refresher (a `TokenRefresher`), and asks of it. */
 export interface RefreshTimerOwner {
   /** When the current token enters its lead window (client ms). */
-  staleAt(): number
-  /** How long the current token stays valid on the server's clock (ms; ≤ 0 once expired). */
-  remainingMs(): number
-  /** Requests held for a new token (an outage). */
-  held(): number
-  /** Whether a `getToken` call is under way. */
-  busy(): boolean
-  /** Starts a refresh now: the planned moment came, or a retry is due. */
-  refresh(): void
+  readonly staleAt: number
+  /** When the current token expires (client ms). */
+  readonly expiresAt: number
+  /** Starts a refresh now (concurrent calls share one): the planned moment came, or a retry. */
+  refresh(): Promise<unknown>
 }
 
 /**
@@ -46,6 +43,8 @@ export class RefreshTimer implements TimerState {
   firstCycle = true
   /** Client time of the last request of the video: playback needs tokens. */
   lastDemandAt = Number.NEGATIVE_INFINITY
+  /** Requests waiting for a new record while the token is expired (an outage). */
+  readonly held = new HeldRequests()
   readonly #settings: RefreshSettings
   readonly #owner: RefreshTimerOwner
   /** Client time at which the timer refreshes: inside the spread window before staleAt. */
@@ -66,15 +65,11 @@ export class RefreshTimer implements TimerState {
   }
 
   get staleAt(): number {
-    return this.#owner.staleAt()
+    return this.#owner.staleAt
   }
 
   get remainingMs(): number {
-    return this.#owner.remainingMs()
-  }
-
-  get held(): number {
-    return this.#owner.held()
+    return this.#owner.expiresAt - this.now
   }
 
   /** The first record is in: plans its refresh and arms the timer. */
@@ -88,8 +83,12 @@ export class RefreshTimer implements TimerState {
     this.lastFetchAt = this.now
   }
 
-  /** A new record came in (fetched, or a peer's): the backoff ends, its refresh is planned. */
+  /**
+   * A new record came in (fetched, or a peer's): the held requests go, the backoff ends, its
+   * refresh is planned.
+   */
   renewed(): void {
+    this.held.releaseAll()
     this.failures = 0
     this.firstCycle = false
     this.#plan()
@@ -116,8 +115,8 @@ export class RefreshTimer implements TimerState {
    */
   demand(): void {
     this.lastDemandAt = this.now
-    const idle = this.failures === 0 || this.#owner.busy() || this.#handle === undefined
-    if (idle || this.remainingMs > 0) return
+    // a retry that a fetch under way replaces anyway is harmless: both end in renewed or failed
+    if (this.failures === 0 || this.#handle === undefined || this.remainingMs > 0) return
     if (outageRetryIsLate(this.#settings, this, this.#dueAt))
       this.arm(backoffDelay(this.#settings, this))
   }
@@ -132,17 +131,18 @@ export class RefreshTimer implements TimerState {
     this.#dueAt = this.now + ms
     this.#handle = timers.set(() => {
       this.#handle = undefined
-      if (this.#owner.busy()) return
       const retrying = delay !== undefined && this.failures > 0
       // a long wait was cut at MAX_TIMER_MS: re-arm until the planned moment
-      if (retrying || this.now >= planned()) this.#owner.refresh()
+      // a fetch under way is shared, not repeated
+      if (retrying || this.now >= planned()) this.#owner.refresh().catch(() => undefined)
       else this.arm()
     }, ms)
   }
 
-  /** Stops the timer for good. */
+  /** Stops the timer for good; held requests go. */
   stop(): void {
     this.#stopped = true
+    this.held.releaseAll()
     if (this.#handle !== undefined) this.#settings.timers.clear(this.#handle)
     this.#handle = undefined
   }

@@ -1,52 +1,30 @@
-import { cdnFailureOf } from '@proj/signing/cdn-failure'
 import { findTokenPair } from '@proj/signing/url'
 import { type AttemptHost, CdnAttempt } from './cdn-attempt.ts'
-import { retryAfterOf, serverDateOf } from './fetch-token.ts'
-import { HeldRequests, waitAtMost } from './held-requests.ts'
+import { clockOffset, retryAfterOf, serverDateOf } from './fetch-token.ts'
+import { waitAtMost } from './held-requests.ts'
 import { TokenRejectedError } from './recovery.ts'
-import {
-  leadProblem,
-  type RefreshSettings,
-  resolveRefreshSettings,
-  systemTimers,
-} from './refresh-settings.ts'
+import { leadProblem, type RefreshSettings, resolveRefreshSettings } from './refresh-settings.ts'
 import { RefreshTimer } from './refresh-timer.ts'
 import { RejectionTracker } from './rejection-tracker.ts'
 import type { TokenPeer } from './token-peers.ts'
 import { assertTokenRecord } from './token-record.ts'
 import { RefresherEventTarget } from './token-refresher-events.ts'
-import type { CdnFailure, Clock, TokenRecord, TokenRefreshOptions } from './types.ts'
+import type { CdnFailure, TokenRecord, TokenRefreshOptions } from './types.ts'
 import { VideoCdns } from './video-cdns.ts'
 
 /** Backends sign by the second: a token fetched a second later differs from the one before. */
 const ONE_SECOND_MS = 1000
 
-/** Server clock minus client clock (ms) as a record's `Date` tells it; `previous` without one. */
-function clockOffset(record: TokenRecord, clock: Clock, previous: number): number {
-  const serverDate = serverDateOf(record)
-  return serverDate === undefined ? previous : serverDate - clock.now()
-}
-
 /**
- * Keeps the current token record of one video and the player's URLs on it (spec 4.15).
- *
- * Refreshes at a random moment of the `refreshSpreadSeconds` before the lead time (never later
- * than `refreshLeadSeconds` before `expires`), measured on the server's clock when the record
- * came through `fetchToken`, so an audience that got the same `expires` does not refresh in the
- * same second; the first refresh is spread over the whole first lifetime. Also refreshes on
- * demand when a request is about to leave inside the lead window (background tabs, sleeping
- * laptops) and when the page becomes visible. Refreshers of the same video on one page share
- * each new record (`peers`), so they make one `getToken` call per cycle between them.
- * Timer and on-demand refreshes are rate-bounded (at most one per lead time), so a client
- * clock wrong by hours cannot cause a storm; failures are retried with jittered exponential
- * backoff and reported through `onError` and an `error` event. The timer and its backoff state
- * are a {@link RefreshTimer}, its arithmetic `refresh-schedule.ts`, the defaults
- * `refresh-settings.ts`; the refresher coordinates.
- *
- * With several CDNs (records with `cdns`), URLs go to the CDN in use with its own token, and
- * each request is a {@link CdnAttempt} ({@link attempt}): a failure of its CDN moves playback to
- * the next CDN, which stays in use until a probe finds the preferred one well again (the CDN
- * lane, `cdn-lane.ts`, loaded on demand when the first record with `cdns` arrives).
+ * Keeps the current token record of one video and the player's URLs on it (spec 4.15): the
+ * refresher coordinates. Its timer and backoff state are a {@link RefreshTimer} (refreshes
+ * spread before the lead time on the server's clock, rate-bounded, jittered backoff; the
+ * arithmetic in `refresh-schedule.ts`, the defaults in `refresh-settings.ts`); refreshes also
+ * run on demand when a request leaves inside the lead window and when the page becomes
+ * visible; refreshers of the same video on one page share each new record (`peers`). Each
+ * request is a {@link CdnAttempt} ({@link attempt}); with several CDNs (records with `cdns`),
+ * the CDN lane (`cdn-lane.ts`, loaded on demand with the first such record) says which CDN
+ * gets them, with its own token.
  *
  * Events: `tokenrefreshed`, `error` and `cdnchange`, `CustomEvent`s with the record, the error
  * or the change as `detail` (`TokenRefresherEventMap`: typed listeners).
@@ -73,8 +51,6 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   readonly #rejections = new RejectionTracker()
   /** The refresh under way; concurrent callers share it. */
   #inflight: Promise<TokenRecord> | undefined
-  /** Requests waiting for a new record while the token is expired (an outage). */
-  readonly #held = new HeldRequests()
   readonly #timer: RefreshTimer
   #leavePeers: (() => void) | undefined
   #destroyed = false
@@ -82,16 +58,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     if (!this.#settings.visibility?.hidden) this.#timer.arm(0)
   }
   /** What this video's attempts ask of the refresher. */
-  readonly #attempts: AttemptHost = {
-    rewrite: (url) => this.rewrite(url),
-    prepare: (url) => this.prepare(url),
-    lane: () => this.#cdns.lane,
-    cdnOf: (url) => this.#cdns.cdnOf(url),
-    fresh: (url) => this.#fresh(url),
-    recover: (url) => this.recover(url),
-    // a real request's first byte: the real clock, whatever clock the schedule is given
-    timers: systemTimers,
-  }
+  readonly #attempts: AttemptHost
 
   /**
    * Fetches the initial record (before the player exists, as 4.15 asks), checks the lead
@@ -129,17 +96,8 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
       failed: (error) => this.#report(error),
     })
     this.#offset = clockOffset(record, settings.clock, 0)
-    this.#timer = new RefreshTimer(
-      settings,
-      {
-        staleAt: () => this.staleAt,
-        remainingMs: () => this.#remainingMs(),
-        held: () => this.#held.size,
-        busy: () => this.#inflight !== undefined,
-        refresh: () => void this.refresh().catch(() => undefined),
-      },
-      fetchedAt,
-    )
+    this.#timer = new RefreshTimer(settings, this, fetchedAt)
+    this.#attempts = this.#cdns.attemptHost(this)
   }
 
   #start(): void {
@@ -147,8 +105,6 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     this.#leavePeers = this.#settings.peers?.join(this.#record, this)
     this.#timer.start()
   }
-
-  // ── The record ────────────────────────────────────────────────────────────
 
   /** The current record. */
   get record(): TokenRecord {
@@ -171,18 +127,12 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     return this.#settings.clock.now() + this.#offset
   }
 
-  /**
-   * When the current token enters its lead window, on the viewer's clock (ms, like `Date.now()`):
-   * what a helper without the server clock (a service worker) compares its own clock with.
-   */
+  /** When the token enters its lead window, on the viewer's clock (ms): for a service worker. */
   get staleAt(): number {
     return this.expiresAt - this.#settings.leadMs
   }
 
-  /**
-   * When the current token expires, on the viewer's clock (ms, like `Date.now()`): what a helper
-   * without the server clock (a service worker) holds requests against during an outage.
-   */
+  /** When the token expires, on the viewer's clock (ms): what a service worker holds against. */
   get expiresAt(): number {
     return this.#record.expires * 1000 - this.#offset
   }
@@ -194,45 +144,20 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
 
   /** Whether the current token has expired, on the server's clock: requests with it are refused. */
   get expired(): boolean {
-    return this.#remainingMs() <= 0
+    return this.serverNow() >= this.#record.expires * 1000
   }
 
-  /**
-   * Whether the CDN refused every new token ({@link TokenRejectedError} was reported): recovery
-   * is over and the player is left to fail.
-   */
+  /** Whether the CDN refused every new token (a {@link TokenRejectedError} was reported). */
   get rejected(): boolean {
     return this.#rejections.gaveUp
   }
-
-  /** How long the current token stays valid, on the server's clock (ms; ≤ 0 once expired). */
-  #remainingMs(): number {
-    return this.#record.expires * 1000 - this.serverNow()
-  }
-
-  /** Whether the token `url` carries is still valid on the server's clock. */
-  #fresh(url: string): boolean {
-    const pair = findTokenPair(url)
-    return pair !== undefined && pair.expires * 1000 > this.serverNow()
-  }
-
-  /** The current token of CDN `id` (`token_ip` when `ipBound`); the record's own for one CDN. */
-  #tokenOf(id: string | undefined): string {
-    const cdn = this.#record.cdns?.find((entry) => entry.id === id) ?? this.#record
-    return this.ipBound ? cdn.token_ip : cdn.token
-  }
-
-  // ── Several CDNs (video-cdns.ts; the lane, cdn-lane.ts, loaded on demand) ──
 
   /** The id of the CDN requests go to; `undefined` with one CDN (records without `cdns`). */
   get activeCdn(): string | undefined {
     return this.#cdns.lane?.active
   }
 
-  /**
-   * Time to first byte (ms) after which an attempt counts as its CDN's failure (the `cdn`
-   * option's `timeoutMs`); `undefined` with one CDN (the player's own timeouts apply).
-   */
+  /** Time to first byte after which a sending fails (ms, `cdn.timeoutMs`); one CDN: `undefined`. */
   get cdnTimeoutMs(): number | undefined {
     return this.#cdns.lane?.timeoutMs
   }
@@ -252,38 +177,30 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   }
 
   /**
-   * Whether an answer of `status` for `url` is its CDN's failure (`@proj/signing`'s
-   * `cdnFailureOf`, with the URL's token freshness on the server's clock). Always `undefined`
-   * with one CDN and for URLs of other videos. No side effect.
+   * Whether an answer of `status` for `url` is its CDN's failure; one CDN: `undefined`.
    *
-   * @deprecated A {@link CdnAttempt} ({@link attempt}) classifies and moves in one step.
+   * @deprecated {@link attempt}: a {@link CdnAttempt} classifies and moves in one step.
    * @example
    * ```ts
    * refresher.cdnFailureOf(url, 503) // 'server-error'
    * ```
    */
   cdnFailureOf(url: string, status: number): CdnFailure | undefined {
-    if (!this.#cdns.lane || this.#cdns.cdnOf(url) === undefined) return undefined
-    return cdnFailureOf(status, { tokenFresh: this.#fresh(url) })
+    return this.#cdns.failureOf(url, status, this.serverNow())
   }
 
   /**
-   * The request for `url` failed on its CDN: the lane moves to the next CDN (see
-   * `CdnLane.failed`). Returns whether a retry now goes to another CDN; `false` with one CDN.
+   * `url` failed on its CDN: the next one takes the video; whether a retry goes elsewhere.
    *
-   * @deprecated A {@link CdnAttempt} ({@link attempt}) classifies and moves in one step.
+   * @deprecated {@link attempt}: a {@link CdnAttempt} classifies and moves in one step.
    * @example
    * ```ts
    * if (refresher.cdnFailed(url, 'timeout')) send(refresher.rewrite(url))
    * ```
    */
   cdnFailed(url: string, failure: CdnFailure): boolean {
-    const { lane } = this.#cdns
-    const id = this.#cdns.cdnOf(url)
-    return !!lane && !this.#destroyed && id !== undefined && lane.failed(id, failure)
+    return this.#cdns.failed(url, failure)
   }
-
-  // ── The player's requests ─────────────────────────────────────────────────
 
   /**
    * Whether `url` belongs to this refresher's video (either CDN host, any pair): what
@@ -332,7 +249,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     if (this.expired && !this.#destroyed && this.owns(url)) {
       // the expired token would only be refused: wait for the next record (bounded)
       this.#timer.demand()
-      await this.#held.hold(maxOutageWaitMs, timers)
+      await this.#timer.held.hold(maxOutageWaitMs, timers)
     } else if (pending) {
       await waitAtMost(pending, maxWaitMs, timers)
     }
@@ -358,7 +275,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     if (!pair || this.#destroyed || this.rejected || !this.owns(failedUrl)) return false
     // the URL's own CDN: a service worker fails over without telling the page's refresher
     const cdn = this.#cdns.cdnOf(failedUrl)
-    const current = this.#tokenOf(cdn)
+    const current = this.#cdns.tokenOf(cdn)
     this.#timer.demand()
     if (pair.token !== current || this.#inflight) return true
     const verdict = this.#rejections.refused(current, {
@@ -372,20 +289,17 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   }
 
   /**
-   * A refresh for the refused token `refused` of CDN `cdn`. Backends sign by the second (the token is a hash
-   * of the path and the expiry), so a token fetched within the refused one's second is that
-   * token again, which the retry would only see refused: then once more, a second later.
+   * A refresh for the refused token `refused` of CDN `cdn`. Backends sign by the second: a token
+   * fetched within the refused one's second is that token again: then once more, a second later.
    */
   async #fetchReplacing(refused: string, cdn: string | undefined): Promise<TokenRecord> {
     const record = await this.#fetch()
-    if (this.#tokenOf(cdn) !== refused || this.#destroyed) return record
+    if (this.#cdns.tokenOf(cdn) !== refused || this.#destroyed) return record
     await new Promise((resolve) =>
       this.#settings.timers.set(() => resolve(undefined), ONE_SECOND_MS),
     )
     return this.#destroyed ? record : this.#fetch()
   }
-
-  // ── New records ───────────────────────────────────────────────────────────
 
   /**
    * Fetches a new record now (concurrent calls share one `getToken` call).
@@ -441,14 +355,13 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   /** A new record comes in (fetched or from a peer): hold it, announce it, plan the next. */
   #receive(record: TokenRecord): void {
     const { clock, onTokenRefreshed } = this.#settings
-    this.#rejections.replaced(this.#tokenOf(this.#cdns.lane?.active), clock.now())
+    this.#rejections.replaced(this.#cdns.tokenOf(this.#cdns.lane?.active), clock.now())
     this.#record = record
     void this.#cdns.follow(record)
     this.#offset = clockOffset(record, clock, this.#offset)
     this.refreshCount++
     onTokenRefreshed?.(record)
     this.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
-    this.#held.releaseAll()
     this.#timer.renewed()
   }
 
@@ -459,12 +372,9 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     return this.#timer.due(this.stale) ? this.refresh() : undefined
   }
 
-  // ── Housekeeping ──────────────────────────────────────────────────────────
-
   /** Stops every timer and listener; later refreshes and events are dropped. */
   destroy(): void {
     this.#destroyed = true
-    this.#held.releaseAll()
     this.#leavePeers?.()
     this.#leavePeers = undefined
     this.#cdns.stop()

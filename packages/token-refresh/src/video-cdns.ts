@@ -1,7 +1,14 @@
+import { type CdnFailure, cdnFailureOf } from '@proj/signing/cdn-failure'
+import { findTokenPair } from '@proj/signing/url'
+import type { AttemptHost } from './cdn-attempt.ts'
 import type { CdnLane } from './cdn-lane.ts'
-import type { RefreshSettings } from './refresh-settings.ts'
+import { type RefreshSettings, systemTimers } from './refresh-settings.ts'
 import type { CdnChange, TokenRecord } from './types.ts'
 import { type CdnRewriter, cdnRewriter } from './url-rewriter.ts'
+
+/** Whether the token `url` carries is still valid at `serverNow` (ms, the server's clock). */
+const fresh = (url: string, serverNow: number) =>
+  (findTokenPair(url)?.expires ?? 0) * 1000 > serverNow
 
 /** What {@link VideoCdns} tells its refresher. */
 export interface VideoCdnsHooks {
@@ -94,6 +101,44 @@ export class VideoCdns {
     return this.#rules.rewrite(url, id)
   }
 
+  /** The current token of CDN `id` (`token_ip` when `ipBound`); the record's own for one CDN. */
+  tokenOf(id: string | undefined): string {
+    const record = this.#record
+    const cdn = record.cdns?.find((entry) => entry.id === id) ?? record
+    return this.#settings.ipBound ? cdn.token_ip : cdn.token
+  }
+
+  /**
+   * Why an answer of `status` for `url` is its CDN's failure (several CDNs, the video's URLs),
+   * its token judged on the server's clock (`serverNow`, ms).
+   */
+  failureOf(url: string, status: number, serverNow: number): CdnFailure | undefined {
+    if (!this.#lane || this.cdnOf(url) === undefined) return undefined
+    return cdnFailureOf(status, { tokenFresh: fresh(url, serverNow) })
+  }
+
+  /** `url` failed on its CDN: whether a retry goes to another CDN now (see `CdnLane.failed`). */
+  failed(url: string, failure: CdnFailure): boolean {
+    const id = this.cdnOf(url)
+    return !!this.#lane && !this.#stopped && id !== undefined && this.#lane.failed(id, failure)
+  }
+
+  /** What the attempts of `refresher`'s video ask of it, and of these CDNs. */
+  attemptHost(
+    refresher: Pick<AttemptHost, 'rewrite' | 'prepare' | 'recover'> & { serverNow(): number },
+  ): AttemptHost {
+    return {
+      rewrite: (url) => refresher.rewrite(url),
+      prepare: (url) => refresher.prepare(url),
+      recover: (url) => refresher.recover(url),
+      lane: () => this.#lane,
+      cdnOf: (url) => this.cdnOf(url),
+      fresh: (url) => fresh(url, refresher.serverNow()),
+      // a real request's first byte: the real clock, whatever clock the schedule is given
+      timers: systemTimers,
+    }
+  }
+
   /** `url` (already rewritten) was sent: a later probe asks for the same file. */
   sent(url: string): void {
     this.#lastUrl = url
@@ -105,17 +150,11 @@ export class VideoCdns {
     this.#lane?.stop()
   }
 
-  #open({ createCdnLane, headProbe }: typeof import('./cdn-lane.ts')): CdnLane {
-    const { clock, timers, cdn } = this.#settings
-    const probe = cdn.probe ?? headProbe
-    return createCdnLane(this.ids, cdn, {
-      clock,
-      timers,
+  #open({ openCdnLane }: typeof import('./cdn-lane.ts')): CdnLane {
+    return openCdnLane(this.#settings, {
+      ids: this.ids,
       // the last URL of the video, on the probed CDN with its token
-      probe: (id, signal) => {
-        const url = this.rewrite(this.#lastUrl ?? this.#record.url, id)
-        return url === undefined ? Promise.resolve(false) : probe(url, signal)
-      },
+      probeUrl: (id) => this.rewrite(this.#lastUrl ?? this.#record.url, id),
       changed: this.#hooks.changed,
     })
   }
