@@ -1,9 +1,10 @@
 import { viteIifeConfig } from '@proj/token-refresh/vite-iife-config'
-import { defineConfig } from 'vite'
+import { build, defineConfig } from 'vite'
 
 // The script-tag build (`vite build -c vite.iife.config.ts`): hls.js from the page's `Hls`
-// global, the core and the native protection inlined (the on-demand import of `attachNative`
-// becomes part of the file), exposing `HlsTokenRefresh`.
+// global, the core inlined, exposing `HlsTokenRefresh`. The CDN lane (records with several
+// CDNs) and the native protection (`attachNative`, `registerTokenRefreshWorker`) are ES module
+// files beside it, which the IIFE imports on demand, relative to its own URL.
 export default defineConfig(
   viteIifeConfig({
     from: import.meta.url,
@@ -11,5 +12,10 @@ export default defineConfig(
     name: 'HlsTokenRefresh',
     player: { module: 'hls.js', global: 'Hls' },
     fileName: 'hlsjs-token-refresh.min.js',
+    lazy: [
+      { module: '@proj/token-refresh/cdn-lane', fileName: 'hlsjs-token-refresh.cdn-lane.js' },
+      { module: '@proj/sw-token-refresh', fileName: 'hlsjs-token-refresh.native.js' },
+    ],
+    build,
   }),
 )

@@ -1,9 +1,10 @@
 import { viteIifeConfig } from '@proj/token-refresh/vite-iife-config'
-import { defineConfig } from 'vite'
+import { build, defineConfig } from 'vite'
 
 // The script-tag build (`vite build -c vite.iife.config.ts`): the core inlined, exposing
 // `ShakaTokenRefresh`. The adapter only uses the player it is given; should it ever import Shaka,
-// that import is the page's `shaka` global.
+// that import is the page's `shaka` global. The CDN lane (records with several CDNs) is an ES
+// module file beside it, which the IIFE imports on demand, relative to its own URL.
 export default defineConfig(
   viteIifeConfig({
     from: import.meta.url,
@@ -11,5 +12,7 @@ export default defineConfig(
     name: 'ShakaTokenRefresh',
     player: { module: 'shaka-player', global: 'shaka' },
     fileName: 'shaka-token-refresh.min.js',
+    lazy: [{ module: '@proj/token-refresh/cdn-lane', fileName: 'shaka-token-refresh.cdn-lane.js' }],
+    build,
   }),
 )

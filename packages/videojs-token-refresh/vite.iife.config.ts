@@ -1,9 +1,10 @@
 import { viteIifeConfig } from '@proj/token-refresh/vite-iife-config'
-import { defineConfig } from 'vite'
+import { build, defineConfig } from 'vite'
 
 // The script-tag build (`vite build -c vite.iife.config.ts`): video.js from the page's `videojs`
-// global, the core and the native protection inlined (the plugin's on-demand import becomes part
-// of the file), exposing `VideojsTokenRefresh`.
+// global, the core inlined, exposing `VideojsTokenRefresh`. The CDN lane (records with several
+// CDNs) and the native protection (iPhones, `registerTokenRefreshWorker`) are ES module files
+// beside it, which the IIFE imports on demand, relative to its own URL.
 export default defineConfig(
   viteIifeConfig({
     from: import.meta.url,
@@ -11,5 +12,10 @@ export default defineConfig(
     name: 'VideojsTokenRefresh',
     player: { module: 'video.js', global: 'videojs' },
     fileName: 'videojs-token-refresh.min.js',
+    lazy: [
+      { module: '@proj/token-refresh/cdn-lane', fileName: 'videojs-token-refresh.cdn-lane.js' },
+      { module: '@proj/sw-token-refresh', fileName: 'videojs-token-refresh.native.js' },
+    ],
+    build,
   }),
 )

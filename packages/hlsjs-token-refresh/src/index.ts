@@ -11,5 +11,12 @@ export {
   type HlsTokenRefreshOptions,
 } from './create-token-refresh.ts'
 export type { HlsClass } from './hls-class.ts'
+export {
+  type NativeProtection,
+  type NativeProtectionOptions,
+  type RegisterOptions,
+  registerTokenRefreshWorker,
+  type TokenRefreshWorker,
+} from './native.ts'
 export { recoveringPolicies } from './retry-policy.ts'
 export { type LoaderClass, tokenLoader } from './token-loader.ts'

@@ -44,6 +44,13 @@ describe('CdnAttempt with two CDNs', () => {
     expect(backend.calls).toBe(1)
   })
 
+  it('tells its first-byte bound before the first sending, for the video’s URLs only', async () => {
+    // hls.js wraps the load policy of a request before the request is sent
+    const { refresher, segment } = await setup(['a', 'b'], 2500)
+    expect(refresher.attempt(segment('b.cdn-ip.test')).timeoutMs).toBe(2500)
+    expect(refresher.attempt('https://licence.test/widevine').timeoutMs).toBeUndefined()
+  })
+
   it.each([
     [403, 'refused'],
     [410, 'refused'],

@@ -81,6 +81,7 @@ export class CdnAttempt {
   constructor(host: AttemptHost, url: string) {
     this.#host = host
     this.#url = url
+    this.#cdn = host.lane()?.request(host.timers, host.cdnOf(url) !== undefined)
   }
 
   /** The URL of the last sending (before the first: the URL asked for). */
@@ -136,7 +137,8 @@ export class CdnAttempt {
     const host = this.#host
     this.#url = url
     this.#next = null
-    this.#cdn ??= host.lane()?.request(host.timers)
+    // a lane that came in after the request was made follows it from this sending on
+    this.#cdn ??= host.lane()?.request(host.timers, true)
     this.#cdn?.sent(host.cdnOf(url))
     return url
   }

@@ -44,8 +44,11 @@ export interface CdnLane {
    * stays where it is).
    */
   failed(id: string, failure: CdnFailure): boolean
-  /** One request, as the lane follows it across CDNs; its first-byte timer on `timers`. */
-  request(timers: Timers): LaneRequest
+  /**
+   * One request, as the lane follows it across CDNs (`video`: its URL is the video's); its
+   * first-byte timer on `timers`.
+   */
+  request(timers: Timers, video: boolean): LaneRequest
   /**
    * A new record lists `ids`: the active CDN stays while it is listed (a refresh mid-outage does
    * not bring playback back to the failing CDN); otherwise the first one not cooling down takes
@@ -60,7 +63,7 @@ export interface CdnLane {
 export interface LaneRequest {
   /** A new sending, to CDN `id` (`undefined`: a URL that is not the video's). */
   sent(id: string | undefined): void
-  /** The first-byte bound of the current sending (ms): the lane's, for the video's URLs. */
+  /** The first-byte bound of its sendings (ms): the lane's, for the video's URLs. */
   readonly timeoutMs: number | undefined
   /** Calls `timedOut` when the bound runs out before `firstByte()` (the current sending). */
   watch(firstByte: () => boolean, timedOut: () => void): void
@@ -177,9 +180,10 @@ export function createCdnLane(
     },
     timeoutMs,
     failed,
-    request(requestTimers) {
+    request(requestTimers, video) {
       const tried = new Set<string>()
       let id: string | undefined
+      let ours = video
       let timer: TimerHandle | undefined
       const end = () => {
         if (timer !== undefined) requestTimers.clear(timer)
@@ -189,14 +193,15 @@ export function createCdnLane(
         sent(cdn) {
           end()
           id = cdn
+          ours = cdn !== undefined
           if (cdn !== undefined) tried.add(cdn)
         },
         get timeoutMs() {
-          return id === undefined ? undefined : timeoutMs
+          return ours ? timeoutMs : undefined
         },
         watch(firstByte, timedOut) {
           end()
-          if (id !== undefined)
+          if (ours)
             timer = requestTimers.set(() => {
               timer = undefined
               if (!firstByte()) timedOut()

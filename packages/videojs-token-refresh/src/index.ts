@@ -5,6 +5,13 @@ export {
   type TokenRefreshOptions,
 } from '@proj/token-refresh'
 export {
+  type NativeProtection,
+  type NativeProtectionOptions,
+  type RegisterOptions,
+  registerTokenRefreshWorker,
+  type TokenRefreshWorker,
+} from './native.ts'
+export {
   HLS_TYPE,
   TokenRefreshPlugin,
   type TokenRefreshPluginOptions,
