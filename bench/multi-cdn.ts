@@ -19,8 +19,9 @@ import { tokenWorkerNode } from './token-worker/wrangler-build.ts'
 //    first one answered by CDN B. Session lane: a client asking a leaf of a fresh instance every
 //    segment (2 s), re-asking once, at once, when one fails (as hls.js, Safari and VLC do; ffmpeg
 //    skips instead: it loses the leaves counted as failed). JavaScript lane: the player core
-//    (`TokenRefresher`) in this process, doing what the adapters do: each attempt bounded by
-//    `cdnTimeoutMs`, each CDN failure reported with `cdnFailed` and re-sent at once.
+//    (`TokenRefresher`) in this process, doing what the adapters do: each request one of its
+//    attempts (`refresher.attempt`), each sending bounded by the attempt's first-byte bound and
+//    re-sent at once on the next CDN when the attempt says so.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 6))
 const DURATION = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 3))
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? (quick ? 10 : 100))
@@ -189,17 +190,21 @@ const sessionClient = (origin: string, leaf: string) => async () => {
   return first.ok ? [first] : [first, await once()]
 }
 
-/** The JavaScript lane: the player core, re-sending a failed attempt on the next CDN at once. */
+/**
+ * The JavaScript lane: one of the player core's attempts (`refresher.attempt`), as an adapter
+ * drives it: each sending bounded by the attempt's first-byte bound, re-sent at once on the next
+ * CDN when the attempt says so.
+ */
 const jsClient = (refresher: TokenRefresher) => async () => {
-  const segment = refresher.record.url.replace(/master\.m3u8$/, 'v1/seg_17.ts')
+  const request = refresher.attempt(refresher.record.url.replace(/master\.m3u8$/, 'v1/seg_17.ts'))
   const attempts = []
-  let url = refresher.rewrite(segment)
+  let url = request.send()
   for (let tries = 0; tries < 3; tries++) {
-    const { host, status, sentAt } = await attempt(url, refresher.cdnTimeoutMs ?? 10_000)
+    const { host, status, sentAt } = await attempt(url, request.timeoutMs ?? 10_000)
     attempts.push({ host, ok: status === 200, sentAt })
-    const failure = status === 0 ? 'timeout' : refresher.cdnFailureOf(url, status)
-    if (failure === undefined || !refresher.cdnFailed(url, failure)) break
-    url = refresher.rewrite(url)
+    // this client cannot tell no answer from no first byte in time: both are the bound's
+    if (request.failed(status === 0 ? 'timeout' : status) !== 'resend') break
+    url = request.send()
   }
   return attempts
 }

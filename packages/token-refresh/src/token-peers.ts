@@ -1,4 +1,4 @@
-import { replaceTokenPair } from '@proj/signing/url'
+import { videoScopeOf } from '@proj/signing/url'
 import type { TokenRecord } from './types.ts'
 
 /** A refresher as its peers see it: something that can take a newer record of its video. */
@@ -17,10 +17,10 @@ export interface TokenPeers {
   share(record: TokenRecord, from: TokenPeer): void
 }
 
-/** The video a record is for: both URLs with the pair blanked (same video, same CDN hosts). */
-const videoOf = (record: TokenRecord): string => {
-  const blank = { token: '-', expires: 0 }
-  return `${replaceTokenPair(record.url, blank)} ${replaceTokenPair(record.url_ip, blank)}`
+/** The video a record is for: where both URLs belong (same video, same CDN hosts). */
+const videoOf = ({ url, url_ip }: TokenRecord): string => {
+  const [plain, bound] = [videoScopeOf(url), videoScopeOf(url_ip)]
+  return `${plain?.origin}${plain?.directory} ${bound?.origin}${bound?.directory}`
 }
 
 /**
