@@ -1,0 +1,116 @@
+import type { CdnAttempt } from '@proj/token-refresh'
+
+/** What a sending that went to the CDN and back needs from the rewriter. */
+export interface SendingHooks {
+  /**
+   * The CDN refused the token of `url` (the last sending) and the attempt says a new one can
+   * help: whether the page's recovery brought one (then the request goes again).
+   */
+  recovered(url: string): Promise<boolean>
+}
+
+/**
+ * How the service worker sends a request of a video, keeping the element's method, headers
+ * (`Range`), credentials mode, redirect mode and abort signal:
+ *
+ * - A `<video>`'s cross-origin requests are `no-cors`, whose answers are opaque (status 0): sent
+ *   in `cors` mode without cookies so the worker can see a 403/410 (tokens carry the
+ *   authorisation; `Access-Control-Allow-Origin: *` forbids cookies). A CDN that refuses CORS
+ *   falls back to the request's own mode after one failure (then no recovery).
+ * - Each request is one of the core's attempts ({@link CdnAttempt}), the same one every player
+ *   adapter uses: a sending that fails on its CDN (with several CDNs: a fresh token refused, a
+ *   5xx, no answer, no first byte in time) goes at once to the next CDN, with that CDN's token;
+ *   a refused token is recovered by the page, and the request sent again once.
+ *
+ * @example
+ * ```ts
+ * const sender = new RequestSender(fetch)
+ * const response = await sender.attempt(request, slots.attempt(slot, request.url), hooks)
+ * ```
+ */
+export class RequestSender {
+  readonly #fetch: typeof fetch
+  /** Origins that refused CORS: their requests keep their own mode. */
+  readonly #opaqueOrigins = new Set<string>()
+
+  constructor(fetch: typeof globalThis.fetch) {
+    this.#fetch = fetch
+  }
+
+  /** Sends `request` as `attempt` says, sending after sending, until it is done. */
+  async attempt(request: Request, attempt: CdnAttempt, hooks: SendingHooks): Promise<Response> {
+    for (let url = attempt.send(); ; url = attempt.send()) {
+      let response: Response
+      try {
+        response = await this.#watched(request, url, attempt)
+      } catch (error) {
+        // no answer (or none in time, which the attempt already judged): the CDN's, when it says
+        if (request.signal.aborted || attempt.failed(0) !== 'resend') throw error
+        continue
+      }
+      // opaque answers (a CDN without CORS) say nothing about the CDN or the token
+      const next = response.type === 'opaque' ? undefined : attempt.failed(response.status)
+      const again =
+        next === 'resend' || (next === 'refresh' && (await hooks.recovered(attempt.url)))
+      if (!again) return response
+      // the failed answer is dropped: let its connection go instead of leaving the body unread
+      response.body?.cancel().catch(() => undefined)
+    }
+  }
+
+  /** Sends `request` as it is (not a request the worker moves). */
+  forward(request: Request): Promise<Response> {
+    return this.#fetch(request)
+  }
+
+  /** Whether a CDN serves `url` again: a `HEAD` in `cors` mode, not cached, until `signal`. */
+  async probe(url: string, signal: AbortSignal): Promise<boolean> {
+    const head = new Request(url, { method: 'HEAD', mode: 'cors', cache: 'no-store' })
+    return (await this.send(head, url, signal)).ok
+  }
+
+  /** Sends `request` to `url` (see {@link RequestSender}: its mode, or `cors`). */
+  async send(request: Request, url: string, signal = request.signal): Promise<Response> {
+    const origin = new URL(url).origin
+    const own: RequestInit = {
+      method: request.method,
+      headers: request.headers,
+      mode: request.mode === 'navigate' ? 'same-origin' : request.mode,
+      credentials: request.credentials,
+      redirect: request.redirect,
+      signal,
+      ...(request.cache === 'only-if-cached' ? {} : { cache: request.cache }),
+    }
+    if (own.mode !== 'no-cors' || this.#opaqueOrigins.has(origin)) return this.#fetch(url, own)
+    try {
+      // ACAO: * (what CDNs send) does not allow cookies; tokens carry the authorisation.
+      return await this.#fetch(url, { ...own, mode: 'cors', credentials: 'same-origin' })
+    } catch (error) {
+      if (signal.aborted) throw error
+      const response = await this.#fetch(url, own)
+      this.#opaqueOrigins.add(origin)
+      return response
+    }
+  }
+
+  /**
+   * {@link send}, its first byte bounded by the attempt (several CDNs): a sending the attempt
+   * gives to another CDN is aborted (a TimeoutError), as is one the player aborts.
+   */
+  async #watched(request: Request, url: string, attempt: CdnAttempt): Promise<Response> {
+    const controller = new AbortController()
+    const follow = () => controller.abort(request.signal.reason)
+    request.signal.addEventListener('abort', follow, { once: true })
+    // fetch resolves with the headers: until then, no first byte
+    attempt.watch(
+      () => false,
+      () => controller.abort(new DOMException('no first byte in time', 'TimeoutError')),
+    )
+    try {
+      return await this.send(request, url, controller.signal)
+    } finally {
+      attempt.end()
+      request.signal.removeEventListener('abort', follow)
+    }
+  }
+}
