@@ -1,3 +1,9 @@
+// loads the native protection on demand: pages that never ask for the worker never download it
+export {
+  type RegisterOptions,
+  registerTokenRefreshWorker,
+  type TokenRefreshWorker,
+} from '@proj/sw-token-refresh/on-demand'
 export {
   fetchToken,
   type TokenRecord,
@@ -11,12 +17,5 @@ export {
   type HlsTokenRefreshOptions,
 } from './create-token-refresh.ts'
 export type { HlsClass } from './hls-class.ts'
-export {
-  type NativeProtection,
-  type NativeProtectionOptions,
-  type RegisterOptions,
-  registerTokenRefreshWorker,
-  type TokenRefreshWorker,
-} from './native.ts'
 export { recoveringPolicies } from './retry-policy.ts'
 export { type LoaderClass, tokenLoader } from './token-loader.ts'

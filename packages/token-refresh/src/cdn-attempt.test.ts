@@ -1,7 +1,7 @@
 import { findTokenPair } from '@proj/signing/url'
 import { describe, expect, it } from 'vitest'
 import { MAX_RECOVERY_RETRIES, TokenRejectedError } from './recovery.ts'
-import { fakeTime, fakeTokenBackend } from './testing/index.ts'
+import { fakeTime, fakeTokenBackend, testRefreshOptions } from './testing/index.ts'
 import { TokenRefresher } from './token-refresher.ts'
 import type { CdnChange } from './types.ts'
 
@@ -11,14 +11,8 @@ const setup = async (cdns: string[] = ['a', 'b'], timeoutMs = 3000) => {
   const time = fakeTime()
   const backend = fakeTokenBackend({ clock: time.clock, lifetime: 60, cdns })
   const refresher = await TokenRefresher.create({
-    getToken: backend.getToken,
+    ...testRefreshOptions(time, backend.getToken),
     refreshLeadSeconds: 15,
-    refreshSpreadSeconds: 0,
-    clock: time.clock,
-    timers: time.timers,
-    peers: null,
-    visibility: null,
-    onError: () => undefined,
     cdn: { cooldownMs: 20_000, timeoutMs, probe: async () => false },
   })
   const changes: CdnChange[] = []

@@ -1,16 +1,15 @@
+// loads the native protection on demand: pages that never ask for the worker never download it
+export {
+  type RegisterOptions,
+  registerTokenRefreshWorker,
+  type TokenRefreshWorker,
+} from '@proj/sw-token-refresh/on-demand'
 export {
   fetchToken,
   type TokenRecord,
   TokenRefresher,
   type TokenRefreshOptions,
 } from '@proj/token-refresh'
-export {
-  type NativeProtection,
-  type NativeProtectionOptions,
-  type RegisterOptions,
-  registerTokenRefreshWorker,
-  type TokenRefreshWorker,
-} from './native.ts'
 export {
   HLS_TYPE,
   TokenRefreshPlugin,
