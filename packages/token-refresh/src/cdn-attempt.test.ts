@@ -176,6 +176,17 @@ describe('CdnAttempt with one CDN', () => {
     expect(errors).toEqual([expect.any(TokenRejectedError)])
   })
 
+  it('asked twice about one refusal, answers the same and counts it once', async () => {
+    const { refresher, segment, backend, time } = await setup([])
+    const attempt = refresher.attempt(segment('cdn.test'))
+    attempt.send()
+    expect([attempt.failed(403), attempt.failed(403)]).toEqual(['refresh', 'refresh'])
+    attempt.send()
+    expect([attempt.failed(404), attempt.failed(404)]).toEqual([undefined, undefined])
+    await time.advance(0)
+    expect(backend.calls).toBe(2)
+  })
+
   it('sends a refused request again with the new pair once prepared', async () => {
     const { refresher, segment, time } = await setup([])
     const attempt = refresher.attempt(segment('cdn.test'))

@@ -129,7 +129,8 @@ export class CdnAttempt {
    */
   failed(outcome: AttemptOutcome, { recover = true }: { recover?: boolean } = {}): AttemptNext {
     this.end()
-    this.#next ??= this.#judge(outcome, recover)
+    // `undefined` is an answer too: asked again, the same
+    if (this.#next === null) this.#next = this.#judge(outcome, recover)
     return this.#next
   }
 
