@@ -169,8 +169,19 @@ export class SourceSwap extends EventTarget {
     if (video.error) return void this.#recover()
     // paused (or ended): nothing is fetched until it plays again, and #onPlay swaps then
     if (video.paused || video.ended) return this.#clearTimer()
-    if (video.readyState < HAVE_FUTURE_DATA) return void this.#planned(false)
+    if (video.readyState < HAVE_FUTURE_DATA) {
+      // Live, stalled on an expired token (an outage: a worker holds its requests): the held
+      // playlist would come back with the window moved on, and Chromium's player, resuming
+      // from its stall, seeks into the gap and fails. Reload at the live edge now, in this
+      // event, before the worker can answer what it holds (it waits for the page's record).
+      if (this.#isLive() && this.#clock.now() >= this.#expiresAt) return this.#swap('rejected')
+      return void this.#planned(false)
+    }
     this.#armDeadline()
+  }
+
+  #isLive(): boolean {
+    return this.#video.duration === Number.POSITIVE_INFINITY
   }
 
   /** The latest moment for the due swap: `marginMs` before the playing token expires. */
@@ -337,7 +348,7 @@ export class SourceSwap extends EventTarget {
   #save(): Saved {
     const video = this.#video
     const showing = [...video.textTracks].find((track) => track.mode === 'showing')
-    const live = video.duration === Number.POSITIVE_INFINITY
+    const live = this.#isLive()
     return {
       time: video.currentTime,
       paused: !this.#wantsPlay,
