@@ -9,8 +9,11 @@ import {
 
 /** One switch of the `<video>` to a fresh URL, as measured. */
 export interface SwapMeasurement {
-  /** `refresh`: planned, after a refresh; `rejected`: the element failed on its token. */
-  /** `session`: the one switch to a session URL, after which no swap is needed. */
+  /**
+   * `refresh`: planned, after a refresh; `rejected`: the element failed on its token, or (live)
+   * stalled on an expired one; `session`: the one switch to a session URL, after which no swap
+   * is needed.
+   */
   reason: 'refresh' | 'rejected' | 'session'
   live: boolean
   /** From setting the new URL to `playing` again (ms); 0 when the element was paused. */
@@ -66,7 +69,9 @@ const MAX_OUTAGE_WAITS = 20
  * expires. A paused element is not swapped at all until it is played again: then at once,
  * before it asks for media with an old pair. A playback error or a stall past the expiry waits
  * for a valid token (the core's `recover`; through a backend outage, until one arrives) and
- * swaps, at most `MAX_RECOVERY_RETRIES` times in a row without playing in between.
+ * swaps, at most `MAX_RECOVERY_RETRIES` times in a row without playing in between. A live
+ * element stalled past the expiry is swapped in the very event that brings the new token, even
+ * when a worker keeps its requests fresh: what the worker held would lead it into a gap.
  *
  * Events: `swap` (`CustomEvent<SwapMeasurement>`), `error` when a rejected token cannot be
  * recovered.
