@@ -34,7 +34,7 @@ async function bundle(name: string): Promise<string> {
  * @example
  * ```ts
  * const site = await serveUserPage('native-readme')
- * await page.goto(`${site.url}?lead=6`)
+ * await page.goto(`${site.url}?${new URLSearchParams({ token: tokenRequestUrl, lead: '6' })}`)
  * await site.close()
  * ```
  */
