@@ -193,6 +193,54 @@ describe('protectNativePlayback, auto', () => {
   })
 })
 
+describe('protectNativePlayback, live through an outage longer than a token', () => {
+  // Chromium's player, stalled ~25 s on a held live playlist, then handed the playlist of the
+  // moved-on window, seeks into the gap and quits (HlsDemuxerStatus "Loaded ranges conflict
+  // with media time", a MEDIA_ERR_SRC_NOT_SUPPORTED): the element must be reloaded at the live
+  // edge before the worker lets its held requests go.
+  it.each(['auto', 'service-worker'] as const)(
+    '%s: a stalled live element is reloaded at the live edge before the worker sends what it held',
+    async (mode) => {
+      const refresher = await page.open('12345_demo')
+      const first = refresher.url
+      video.duration = Number.POSITIVE_INFINITY
+      const protection = await protectNativePlayback(element(), refresher, {
+        ...clocked(),
+        mode,
+        worker: page.connection,
+      })
+      await time.advance(0)
+      await playThroughWorker(first) // the worker is seen moving the element's media
+      const backend = page.backends.get('12345_demo')
+      backend?.fail(1_000_000)
+      await time.advance(30_000) // the token expired: the worker holds the playlist reload
+      const held = world.worker.handle(mediaRequest(new URL('v0/index.m3u8', first).href), page.id)
+      let sourceWhenSent = ''
+      void held?.then(() => {
+        sourceWhenSent = video.src
+      })
+      video.readyState = 2 // HAVE_CURRENT_DATA: stalled
+      video.dispatchEvent(new Event('waiting'))
+      await time.advance(10_000)
+      await messages()
+      expect(protection.swaps).toEqual([])
+      let back = ''
+      refresher.addEventListener('tokenrefreshed', () => {
+        back ||= refresher.url
+      })
+      backend?.fail(0)
+      await time.advance(35_000) // the next retry brings a token
+      await messages()
+      expect(back).not.toBe('')
+      expect(video.src).toBe(back)
+      expect(sourceWhenSent).toBe(back) // the reload came first
+      video.loaded()
+      expect(protection.swaps).toMatchObject([{ reason: 'rejected', live: true }])
+      expect(protection.mode).toBe('service-worker')
+    },
+  )
+})
+
 describe('protectNativePlayback, service-worker', () => {
   /** A playing element protected by the worker alone. */
   const protectedByWorker = async () => {

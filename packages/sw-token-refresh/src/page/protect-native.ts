@@ -55,7 +55,8 @@ export interface NativeProtection {
  * made by a media element of this video. Yes: the worker protects it, and no swap ever happens.
  * No: this swap happens, and the question is asked again at the next one. In every mode an
  * element that fails anyway (a backend outage longer than a token's life) is reloaded at its
- * position as soon as a valid token is there, without a page reload.
+ * position as soon as a valid token is there, without a page reload; a live element stalled
+ * through such an outage is reloaded at the live edge then, before it can fail.
  *
  * @example
  * ```ts

@@ -9,8 +9,11 @@ import {
 
 /** One switch of the `<video>` to a fresh URL, as measured. */
 export interface SwapMeasurement {
-  /** `refresh`: planned, after a refresh; `rejected`: the element failed on its token. */
-  /** `session`: the one switch to a session URL, after which no swap is needed. */
+  /**
+   * `refresh`: planned, after a refresh; `rejected`: the element failed on its token, or (live)
+   * stalled on an expired one; `session`: the one switch to a session URL, after which no swap
+   * is needed.
+   */
   reason: 'refresh' | 'rejected' | 'session'
   live: boolean
   /** From setting the new URL to `playing` again (ms); 0 when the element was paused. */
@@ -66,7 +69,9 @@ const MAX_OUTAGE_WAITS = 20
  * expires. A paused element is not swapped at all until it is played again: then at once,
  * before it asks for media with an old pair. A playback error or a stall past the expiry waits
  * for a valid token (the core's `recover`; through a backend outage, until one arrives) and
- * swaps, at most `MAX_RECOVERY_RETRIES` times in a row without playing in between.
+ * swaps, at most `MAX_RECOVERY_RETRIES` times in a row without playing in between. A live
+ * element stalled past the expiry is swapped in the very event that brings the new token, even
+ * when a worker keeps its requests fresh: what the worker held would lead it into a gap.
  *
  * Events: `swap` (`CustomEvent<SwapMeasurement>`), `error` when a rejected token cannot be
  * recovered.
@@ -169,8 +174,19 @@ export class SourceSwap extends EventTarget {
     if (video.error) return void this.#recover()
     // paused (or ended): nothing is fetched until it plays again, and #onPlay swaps then
     if (video.paused || video.ended) return this.#clearTimer()
-    if (video.readyState < HAVE_FUTURE_DATA) return void this.#planned(false)
+    if (video.readyState < HAVE_FUTURE_DATA) {
+      // Live, stalled on an expired token (an outage: a worker holds its requests): the held
+      // playlist would come back with the window moved on, and Chromium's player, resuming
+      // from its stall, seeks into the gap and fails. Reload at the live edge now, in this
+      // event, before the worker can answer what it holds (it waits for the page's record).
+      if (this.#isLive() && this.#clock.now() >= this.#expiresAt) return this.#swap('rejected')
+      return void this.#planned(false)
+    }
     this.#armDeadline()
+  }
+
+  #isLive(): boolean {
+    return this.#video.duration === Number.POSITIVE_INFINITY
   }
 
   /** The latest moment for the due swap: `marginMs` before the playing token expires. */
@@ -337,7 +353,7 @@ export class SourceSwap extends EventTarget {
   #save(): Saved {
     const video = this.#video
     const showing = [...video.textTracks].find((track) => track.mode === 'showing')
-    const live = video.duration === Number.POSITIVE_INFINITY
+    const live = this.#isLive()
     return {
       time: video.currentTime,
       paused: !this.#wantsPlay,
