@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 
 /**
  * The committed test media (`media/vod`: `master.m3u8`, `v0/` clear, `v1/` AES-128), as a
@@ -10,4 +10,4 @@ import { fileURLToPath } from 'node:url'
  * createOrigin({ mediaDir: VOD_MEDIA_DIR })
  * ```
  */
-export const VOD_MEDIA_DIR = fileURLToPath(new URL('../media/vod', import.meta.url))
+export const VOD_MEDIA_DIR = join(import.meta.dirname, '..', 'media', 'vod')
