@@ -36,6 +36,12 @@ export {
 } from './config.ts'
 export type { RateLimitConfig, RateLimiter, ViewerLimit } from './rate-limit.ts'
 export {
+  cachedSessionStore,
+  SESSION_CACHE_DEFAULTS,
+  type SessionCacheOptions,
+  STORE_OUTAGE_TRUST_MS,
+} from './session/cached-session-store.ts'
+export {
   CDN_HEALTH_DEFAULTS,
   type CdnHealthEntry,
   type CdnHealthPolicy,
@@ -51,10 +57,8 @@ export type { IssuedSession, RefusedSession } from './session/session-audit.ts'
 export { type PlaylistOrigin, sessionPlaylist } from './session/session-playlist.ts'
 export { REVOCATION_CACHE_MS, type SessionRecord } from './session/session-routes.ts'
 export {
-  cachedSessionStore,
   memorySessionStore,
   type SessionStore,
-  STORE_OUTAGE_TRUST_MS,
   type StoredSession,
 } from './session/session-store.ts'
 export type { SessionClaims } from './session/session-token.ts'

@@ -25,8 +25,7 @@ import {
   type TokenWorkerEnv,
   tokenConfig,
 } from './config.ts'
-import { REVOCATION_CACHE_MS } from './session/session-lane.ts'
-import { cachedSessionStore } from './session/session-store.ts'
+import { cachedSessionStore } from './session/cached-session-store.ts'
 
 export { batchedLines } from './audit-log.ts'
 
@@ -210,12 +209,8 @@ export function serveTokenApp(
       }
       server.once('close', () => void client.close().catch(() => undefined))
       // the app's own recipe for a remote store: most leaf requests answered from this
-      // process for REVOCATION_CACHE_MS, sessions already playing kept through a short outage
-      const shared = cachedSessionStore(
-        stores.redisSessionStore(client),
-        REVOCATION_CACHE_MS,
-        options.now,
-      )
+      // process for a second, sessions already playing kept through a short outage
+      const shared = cachedSessionStore(stores.redisSessionStore(client), { now: options.now })
       fetchWith = appOf({
         sessions: options.sessions ?? shared,
         rateLimit: options.rateLimit ?? ((limit) => stores.redisLimit(client, limit)),

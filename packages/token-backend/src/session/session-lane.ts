@@ -4,19 +4,20 @@ import type { AuditSink } from '../audit-log.ts'
 import { cdnSigners } from '../cdn-record.ts'
 import type { SessionConfig, TokenWorkerConfig } from '../config.ts'
 import { fail } from '../errors.ts'
+import { LruMap } from '../lru.ts'
 import type { TokenAppEnv } from '../types.ts'
 import type { AdmissionRules } from '../viewer-request.ts'
+import { cachedSessionStore, REVOCATION_CACHE_MS } from './cached-session-store.ts'
 import { CDN_HEALTH_DEFAULTS, type CdnHealthPolicy } from './cdn-health.ts'
 import { durableSessionStore } from './durable-session-store.ts'
 import { cacheApiPlaylists, memoryPlaylists, type PlaylistCache } from './playlist-cache.ts'
 import { type RefusedSession, refusedSession } from './session-audit.ts'
 import { type SessionCdns, sessionCdns } from './session-cdns.ts'
-import { cachedSessionStore, memorySessionStore, type SessionStore } from './session-store.ts'
+import { memorySessionStore, type SessionStore } from './session-store.ts'
 import { verifiedSessions } from './session-token.ts'
 import { upstreamPlaylists } from './upstream-playlists.ts'
 
-/** How long this isolate trusts the store's "not revoked" (on top of the leaf lifetime). */
-export const REVOCATION_CACHE_MS = 1000
+export { REVOCATION_CACHE_MS } from './cached-session-store.ts'
 
 /** Session answers are for any page or app (the URL is the credential): CORS for every origin. */
 export const SESSION_CORS = {
@@ -89,12 +90,13 @@ export function sessionLane({
   // one health view per configuration, as long as the app lives (Workers: per environment)
   const cdnsByConfig = new WeakMap<TokenWorkerConfig, SessionCdns | undefined>()
   const localStore = memorySessionStore({}, now)
-  const refusals = new Set<string>()
+  // the refusals already audited, the most recent kept: a clear-all would audit every refused
+  // session again at once
+  const refusals = new LruMap<string, true>(10_000)
   const noteRefusal = (c: Context<TokenAppEnv>, line: Refusal) => {
     const key = `${line.session_id ?? line.client_ip} ${line.reason}`
-    if (refusals.has(key)) return
-    if (refusals.size >= 10_000) refusals.clear()
-    refusals.add(key)
+    if (refusals.get(key)) return
+    refusals.set(key, true)
     audit(JSON.stringify(refusedSession(line, { requestId: c.get('requestId'), nowMs: now() })))
   }
   return {
@@ -132,7 +134,10 @@ export function sessionLane({
       if (binding === undefined) return localStore
       let found = stores.get(binding)
       if (found === undefined) {
-        found = cachedSessionStore(durableSessionStore(binding), REVOCATION_CACHE_MS, now)
+        found = cachedSessionStore(durableSessionStore(binding), {
+          ttlMs: REVOCATION_CACHE_MS,
+          now,
+        })
         stores.set(binding, found)
       }
       return found
