@@ -78,14 +78,17 @@ export const SESSION_VARIABLES = {
   SESSION_BASE_URL: spec({
     field: 'session.baseUrl',
     rule: textRule(
-      (text) => (isUrlOf(text, ['https:', 'http:']) ? text.replace(/\/+$/, '') : undefined),
-      'must be an http(s) URL such as https://tokens.example.com',
+      (text) =>
+        isUrlOf(text, ['https:', 'http:']) || /^(?:\/[A-Za-z0-9._~-]+)+\/?$/.test(text)
+          ? text.replace(/\/+$/, '')
+          : undefined,
+      'must be an http(s) URL such as https://tokens.example.com, or a path on the same origin such as /video',
     ),
     doc: {
       section: 'sessions',
       unset: "the request's origin",
       about:
-        'public base of session URLs when the backend sits behind a proxy or another path (a mount prefix follows it)',
+        "public base of session URLs when the backend sits behind a proxy or another path; a path (`/tok`) is on the request's origin. The prefix of `parent.route('/video', app)` follows it unless it ends with it; under `mount()`, which hides its path from the app, it must name the mount point ([Mounting](../packages/token-backend/README.md#mount-it-in-your-hono-app))",
     },
   }),
 } as const

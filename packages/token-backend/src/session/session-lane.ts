@@ -1,8 +1,7 @@
-import type { TokenDigest } from '@proj/signing'
 import type { Context } from 'hono'
 import type { AuditSink } from '../audit-log.ts'
-import { cdnSigners } from '../cdn-record.ts'
-import type { SessionConfig, TokenWorkerConfig } from '../config.ts'
+import type { CdnSigners } from '../cdn-record.ts'
+import type { SessionConfig, TokenBackendConfig } from '../config.ts'
 import { fail } from '../errors.ts'
 import { LruMap } from '../lru.ts'
 import type { TokenAppEnv } from '../types.ts'
@@ -30,8 +29,9 @@ export const SESSION_CORS = {
 /** What the session routes are given by `createTokenApp`. */
 export interface SessionRouteOptions extends AdmissionRules {
   now: () => number
-  digest: TokenDigest | undefined
   audit: AuditSink
+  /** Every CDN's signer of a configuration, made once per configuration (one CDN: a list of one). */
+  signersOf: (config: TokenBackendConfig) => CdnSigners
   /** The shared session state; default: the `SESSION_REGISTRY` binding, else memory. */
   store: SessionStore | undefined
   /** Upstream playlists; default: the Workers Cache API, else memory. */
@@ -56,7 +56,7 @@ export type SessionLane = ReturnType<typeof sessionLane>
  * const session = sessionsOf(c.get('tokenConfig'))
  * ```
  */
-export function sessionsOf(config: TokenWorkerConfig): SessionConfig {
+export function sessionsOf(config: TokenBackendConfig): SessionConfig {
   return config.session ?? fail(501, 'sessions are off: set SESSION_SECRET to turn them on')
 }
 
@@ -76,8 +76,8 @@ export function sessionsOf(config: TokenWorkerConfig): SessionConfig {
  */
 export function sessionLane({
   now,
-  digest,
   audit,
+  signersOf,
   store,
   playlists,
   fetcher,
@@ -88,7 +88,7 @@ export function sessionLane({
   const fetchCdn: typeof fetch = fetcher ?? ((input, init) => fetch(input, init))
   const policy = { ...CDN_HEALTH_DEFAULTS, ...cdnHealth }
   // one health view per configuration, as long as the app lives (Workers: per environment)
-  const cdnsByConfig = new WeakMap<TokenWorkerConfig, SessionCdns | undefined>()
+  const cdnsByConfig = new WeakMap<TokenBackendConfig, SessionCdns>()
   const localStore = memorySessionStore({}, now)
   // the refusals already audited, the most recent kept: a clear-all would audit every refused
   // session again at once
@@ -101,7 +101,6 @@ export function sessionLane({
   }
   return {
     now,
-    digest,
     audit,
     admission,
     sessions: verifiedSessions(),
@@ -114,19 +113,14 @@ export function sessionLane({
     ),
     /** How long a CDN may take to answer a playlist when another CDN could answer instead. */
     cdnTimeoutMs: policy.timeoutMs,
-    /** The CDNs sessions fail over between; `undefined` with one CDN. */
-    cdnsOf(config: TokenWorkerConfig): SessionCdns | undefined {
-      if (!cdnsByConfig.has(config))
-        cdnsByConfig.set(
-          config,
-          sessionCdns(config, {
-            policy,
-            now,
-            fetcher: fetchCdn,
-            signers: cdnSigners(config, digest),
-          }),
-        )
-      return cdnsByConfig.get(config)
+    /** The CDNs sessions are served by (one CDN: a list of one), with their health. */
+    cdnsOf(config: TokenBackendConfig): SessionCdns {
+      let cdns = cdnsByConfig.get(config)
+      if (cdns === undefined) {
+        cdns = sessionCdns(signersOf(config), { policy, now, fetcher: fetchCdn })
+        cdnsByConfig.set(config, cdns)
+      }
+      return cdns
     },
     storeOf(c: Context<TokenAppEnv>): SessionStore {
       if (store) return store
@@ -146,12 +140,17 @@ export function sessionLane({
     /**
      * Brings `cdns`' drains up to date with the store's, when the store keeps them (every
      * instance then drains alike); a store that cannot answer leaves them as they were.
+     * `undefined` when there is nothing to ask (one CDN cannot be drained: `POST /cdns/drain`
+     * answers 409; or the store keeps no drains).
      */
-    async syncDrains(c: Context<TokenAppEnv>, cdns: SessionCdns): Promise<void> {
+    syncDrains(c: Context<TokenAppEnv>, cdns: SessionCdns): Promise<void> | undefined {
+      if (cdns.cdns.length < 2) return undefined
       const shared = this.storeOf(c)
-      if (shared.drainedCdns === undefined) return
-      const drained = await shared.drainedCdns().catch(() => undefined)
-      if (drained !== undefined) cdns.health.drainOnly(drained)
+      if (shared.drainedCdns === undefined) return undefined
+      return shared.drainedCdns().then(
+        (drained) => cdns.health.drainOnly(drained),
+        () => undefined,
+      )
     },
     /** Audits the refusal (once) and throws its `{error}` answer. */
     refuse(c: Context<TokenAppEnv>, status: 403 | 410, message: string, line: Refusal): never {
