@@ -21,8 +21,8 @@ import {
   ConfigError,
   type CustomAuthorizerConfigInput,
   configFromEnv,
-  type TokenWorkerConfig,
-  type TokenWorkerEnv,
+  type TokenBackendConfig,
+  type TokenBackendEnv,
   tokenConfig,
 } from './config.ts'
 import { cachedSessionStore } from './session/cached-session-store.ts'
@@ -90,7 +90,7 @@ export interface ServeTokenAppOptions extends Omit<TokenAppOptions, 'config'> {
    */
   config?: CustomAuthorizerConfigInput
   /** The variables read when no `config` is given (default `process.env`). */
-  env?: TokenWorkerEnv
+  env?: TokenBackendEnv
   /** Default `PORT`, else 8787. */
   port?: number
   /** Default `HOST`, else 127.0.0.1. */
@@ -231,7 +231,7 @@ export function serveTokenApp(
 }
 
 /** What of the viewer's address a configuration takes from headers any caller can write, if anything. */
-function headerTrust({ ipHeaders, trustedProxies }: TokenWorkerConfig): string | undefined {
+function headerTrust({ ipHeaders, trustedProxies }: TokenBackendConfig): string | undefined {
   if (ipHeaders !== undefined) return `trusting ${ipHeaders.join(', ')} (IP_HEADERS) from anyone`
   const ranges = trustedProxies && parseIpRanges(trustedProxies)
   if (ranges && 'ranges' in ranges && ranges.ranges.open)
@@ -266,7 +266,7 @@ function scaledOut(instances: number): boolean {
 }
 
 /** Whether the app keeps anything per process that several instances would need to share. */
-function holdsState({ session, rateLimit }: TokenWorkerConfig): boolean {
+function holdsState({ session, rateLimit }: TokenBackendConfig): boolean {
   return session !== undefined || rateLimit.requests !== undefined
 }
 

@@ -75,7 +75,7 @@ async function fetchPlaylist(
   if (status === 403 || status === 410) {
     // the worker's own URL: the signing configuration does not match the CDN's
     console.error(
-      `token-worker: the CDN answered ${status} to a session playlist URL: check SECRET_KEY, CLIENT_ID and CDN_DOMAIN`,
+      `token-backend: the CDN answered ${status} to a session playlist URL: check SECRET_KEY, CLIENT_ID and CDN_DOMAIN`,
     )
     return miss(
       502,
