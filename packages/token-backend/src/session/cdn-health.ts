@@ -118,6 +118,8 @@ export class CdnHealth {
    * drained, the preferred one.
    */
   serving(): string {
+    // one CDN (a list of one): nothing to choose, nothing to allocate per leaf
+    if (this.#order.length === 1) return this.#order[0] as string
     const live = this.#order.filter((id) => !this.#state(id).drained)
     const first = live[0] ?? (this.#order[0] as string)
     return live.find((id) => this.#healthy(this.#state(id))) ?? first
