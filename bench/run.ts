@@ -9,6 +9,7 @@ const benches = {
   'in-process': 'token-worker/in-process.ts',
   http: 'token-worker/http.ts',
   workerd: 'token-worker/workerd.ts',
+  edge: 'token-worker/edge.ts',
   sessions: 'token-worker/sessions.ts',
   'redis-leaf': 'token-worker/node-redis-leaf.ts',
   'multi-cdn': 'multi-cdn.ts',

@@ -30,9 +30,11 @@ const steps = [
   // a dry run of `pnpm release`: every non-private package packed into .tmp/packs/ and its
   // tarball's package.json checked (no workspace: range, no .ts entry, LICENSE, metadata)
   ['packs', ['run', 'check:packs']],
-  // the packed token backend's bin on the oldest Node its engines.node admits (installed from the
-  // npm registry into .tmp/node-floor/ once): tokens, config by environment and file, SIGTERM
-  ['node floor', ['exec', 'node', 'scripts/check-node-floor.mjs']],
+  // the packed token backend on the floors it admits: the oldest Node of its engines.node
+  // (installed from the npm registry into .tmp/node-floor/ once) and the oldest release of each
+  // `||` alternative of its peer ranges: the bin, sessions, two instances on one Redis, the
+  // library in a user's Hono app (scripts/check-floors.mjs)
+  ['floors', ['exec', 'node', 'scripts/check-floors.mjs']],
   // the adopter's view: those tarballs installed with npm into an app outside the workspace, every
   // README code block type-checked there, the app built with Vite (the e2e spec adoption plays it)
   ['adoption', ['exec', 'node', 'e2e/adoption/prepare.ts']],

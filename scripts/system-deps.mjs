@@ -3,13 +3,14 @@
 // instances: the unit tests of the Redis stores and the e2e fleet), and the HLS clients nobody
 // here wrote that play session URLs: ffmpeg and VLC (vlc-bin + vlc-plugin-base, without VLC's
 // desktop recommends). `npm test` installs them when missing and it can (root with apt-get, as on
-// these machines and in CI); otherwise it says what to install.
+// these machines and in CI); otherwise it says what to install. CHROMIUM_PATH and NGINX_PATH
+// name a browser or an nginx installed elsewhere (e2e/support/browser.ts, e2e/servers/nginx.mjs).
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 
 const NEEDED = [
   { pkg: 'chromium', paths: [process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'] },
-  { pkg: 'nginx-light', paths: ['/usr/sbin/nginx', '/usr/bin/nginx'] },
+  { pkg: 'nginx-light', paths: [process.env.NGINX_PATH ?? '/usr/sbin/nginx', '/usr/bin/nginx'] },
   { pkg: 'ffmpeg', paths: ['/usr/bin/ffmpeg'] },
   // the server alone (its recommends: none needed)
   { pkg: 'redis-server', paths: ['/usr/bin/redis-server'], bare: true },

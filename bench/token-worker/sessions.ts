@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { VOD_MEDIA_DIR } from '@proj/cdn-emulator/media'
 import { nodeMd5Digest } from '@proj/signing/node'
 import { createTokenApp, memoryPlaylists, sessionPlaylist } from '@proj/token-backend'
 import autocannon from 'autocannon'
@@ -19,7 +19,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 5))
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (quick ? 1000 : 20_000))
 const DURATION = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5))
 const here = import.meta.dirname
-const media = fileURLToPath(import.meta.resolve('@proj/cdn-emulator/media/vod/'))
 const env = {
   CLIENT_ID: '12345',
   SECRET_KEY: 'bench-secret',
@@ -52,8 +51,8 @@ const sessionPath = async (issue: (path: string) => Response | Promise<Response>
 }
 
 // ── in one Node process ──────────────────────────────────────────────────────────────────────
-const masterText = readFileSync(join(media, 'master.m3u8'), 'utf8')
-const mediaText = readFileSync(join(media, 'v1', 'index.m3u8'), 'utf8')
+const masterText = readFileSync(join(VOD_MEDIA_DIR, 'master.m3u8'), 'utf8')
+const mediaText = readFileSync(join(VOD_MEDIA_DIR, 'v1', 'index.m3u8'), 'utf8')
 let upstreamFetches = 0
 const app = createTokenApp({
   digest: nodeMd5Digest,

@@ -5,7 +5,9 @@
 //    of that app (readme-blocks.ts: a block opts out only with a visible reason);
 // 2. the app's pages built with Vite (hls.js and hls.js/light through ESM), and the build's
 //    module list read: each page holds exactly one hls.js build;
-// 3. the video.js script-tag page pointed at the installed files (the package's `unpkg` build).
+// 3. the video.js script-tag page pointed at the installed files (the package's `unpkg` build);
+// 4. every Worker the documentation prints (a section whose blocks name `wrangler.jsonc` and its
+//    files) built as printed with `wrangler deploy --dry-run` (worker-dry-run.ts).
 // e2e/tests/adoption.spec.ts then plays the pages against the e2e stack.
 // `node e2e/adoption/prepare.ts` (npm test's step "adoption") runs all of it; the spec calls
 // ensurePrepared(), which does nothing when the fixture already matches its inputs.
@@ -24,7 +26,14 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { blockFileName, blockModule, type ReadmeBlock, readmeBlocks } from './readme-blocks.ts'
+import {
+  blockFileName,
+  blockModule,
+  type ReadmeBlock,
+  readmeBlocks,
+  workerProjects,
+} from './readme-blocks.ts'
+import { dryRunWorker } from './worker-dry-run.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const TEMPLATE = join(import.meta.dirname, 'app')
@@ -161,7 +170,7 @@ function inputsKey(tarballs: Map<Publishable, string>): string {
     ...[...tarballs.values()].map((file) => sha(readFileSync(file))),
     ...templateFiles().map((file) => sha(readFileSync(join(TEMPLATE, file)))),
     ...documentation().map((file) => sha(readFileSync(join(ROOT, file)))),
-    ...['prepare.ts', 'readme-blocks.ts'].map((file) =>
+    ...['prepare.ts', 'readme-blocks.ts', 'worker-dry-run.ts'].map((file) =>
       sha(readFileSync(join(import.meta.dirname, file))),
     ),
   ]
@@ -170,7 +179,7 @@ function inputsKey(tarballs: Map<Publishable, string>): string {
 
 /** Copies the template and the tarballs (named by content, so npm sees a change) in. */
 function writeApp(tarballs: Map<Publishable, string>): string {
-  for (const generated of ['src', 'readme', 'dist'])
+  for (const generated of ['src', 'readme', 'dist', 'workers'])
     rmSync(join(FIXTURE, generated), { recursive: true, force: true })
   mkdirSync(FIXTURE, { recursive: true })
   cpSync(TEMPLATE, FIXTURE, { recursive: true })
@@ -314,6 +323,18 @@ export function prepare(): void {
       'none'
     }`,
   )
+
+  // the Workers the documentation prints, built as printed from the installed tarballs
+  at = Date.now()
+  const workers = documentation().flatMap((file) =>
+    workerProjects(readFileSync(join(ROOT, file), 'utf8'), file),
+  )
+  for (const project of workers) {
+    const built = dryRunWorker(ROOT, FIXTURE, project)
+    if (built.ok) log(`wrangler deploy --dry-run ${built.summary}`)
+    else failures.push(built.failure)
+  }
+  log(`${workers.length} printed Worker${workers.length === 1 ? '' : 's'} built in ${seconds(at)}`)
 
   at = Date.now()
   must(join(FIXTURE, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn'], FIXTURE)

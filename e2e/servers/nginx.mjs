@@ -5,11 +5,12 @@
 //   PREVIOUS_SECRET_KEY (optional: also accepted during a rotation)
 //   NGINX_BALANCER_PORT, NGINX_BALANCER_UPSTREAMS (optional: a round-robin balancer on that port
 //   in front of the comma-separated loopback ports, nginx/balancer.conf.template),
-//   NGINX_BALANCER_BIND (the loopback address it connects to them from; default 127.0.0.1)
+//   NGINX_BALANCER_BIND (the loopback address it connects to them from; default 127.0.0.1),
+//   NGINX_PATH (optional: the nginx binary; default Debian's /usr/sbin/nginx, else nginx on PATH)
 // SIGHUP re-renders the configuration from NGINX_PREFIX/rotation.json ({ secret, previous }) when
 // that file exists, then reloads nginx: the rotation e2e test rotates without a restart.
-import { spawn } from 'node:child_process'
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const here = import.meta.dirname
@@ -57,16 +58,25 @@ mkdirSync(join(prefix, 'conf'), { recursive: true })
 mkdirSync(join(prefix, 'tmp'), { recursive: true })
 writeConfig()
 
-const binary = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => {
-  try {
-    readFileSync(path)
-    return true
-  } catch {
-    return false
-  }
-})
-if (!binary) {
-  console.error('nginx.mjs: nginx not found; install it with: apt-get install -y nginx-light')
+// NGINX_PATH names another nginx (a build of your own, Homebrew's); else Debian's, else PATH's
+const binary = env.NGINX_PATH
+  ? env.NGINX_PATH
+  : (['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path)) ??
+    spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' }).stdout.trim())
+if (!binary || !existsSync(binary)) {
+  console.error(
+    env.NGINX_PATH
+      ? `nginx.mjs: NGINX_PATH is ${env.NGINX_PATH}: no such file`
+      : 'nginx.mjs: nginx not found; install it with: apt-get install -y nginx-light (or set NGINX_PATH)',
+  )
+  process.exit(2)
+}
+// the token check is ngx_http_secure_link_module, which nginx builds only when asked to
+const built = spawnSync(binary, ['-V'], { encoding: 'utf8' })
+if (!`${built.stdout}${built.stderr}`.includes('--with-http_secure_link_module')) {
+  console.error(
+    `nginx.mjs: ${binary} ${built.error ? `cannot run (${built.error.message})` : 'has no secure_link module (built without --with-http_secure_link_module)'}; Debian's nginx-light has it`,
+  )
   process.exit(2)
 }
 const nginx = spawn(

@@ -14,8 +14,12 @@ export interface ChildServer {
   output: () => string
 }
 
+/** What a server needs from the machine, whatever `env` says: the tools' paths (docs/testing.md). */
+const MACHINE = ['PATH', 'NGINX_PATH'] as const
+
 /**
- * Runs `script` (relative to the repository root) with this Node and `env` (PATH added).
+ * Runs `script` (relative to the repository root) with this Node and `env` (PATH and NGINX_PATH
+ * added).
  *
  * @example
  * ```ts
@@ -24,7 +28,12 @@ export interface ChildServer {
  */
 export function run(script: string, env: Record<string, string>): ChildServer {
   const child = spawn(process.execPath, [join(root, script)], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: {
+      ...Object.fromEntries(
+        MACHINE.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+      ),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

@@ -22,7 +22,13 @@ const poolOf = (address: string) => {
   pools.set(address, pool)
   return pool
 }
-test.afterAll(() => Promise.all([...pools.values()].map((pool) => pool.close())))
+// fullyParallel: a worker may run this file's afterAll after each of its groups; the pools it
+// closed are forgotten, so a later group makes new ones and nothing is closed twice
+test.afterAll(() => {
+  const open = [...pools.values()]
+  pools.clear()
+  return Promise.all(open.map((pool) => pool.close()))
+})
 
 /**
  * One answer through the balancer (or an instance), redirects not followed, from the loopback

@@ -191,17 +191,20 @@ describe('src/node.ts', () => {
     }
   })
 
-  it('refuses to start on bad configuration, naming the variable and not the secret', async () => {
-    const { child, output: out } = await start({
-      ...config,
-      PORT: String(PORT + 1),
-      CDN_DOMAIN: '',
-    })
-    const [code] = await once(child, 'exit')
-    expect(code).not.toBe(0)
-    expect(out()).toContain('CDN_DOMAIN is required')
-    expect(out()).not.toContain('node-secret')
-  })
+  it.each([
+    [{ CDN_DOMAIN: '' }, 'CDN_DOMAIN is required: it must be a host name, optionally with :port'],
+    [{ SECRET_KEY: '' }, 'SECRET_KEY is required: it must be set'],
+    [{ INSTANCES: 'many' }, 'INSTANCES must be a whole number of instances, 1 or more'],
+  ])(
+    'refuses to start on %j: one line naming it, never the secret, exit 2',
+    async (bad, message) => {
+      const { child, output: out } = await start({ ...config, PORT: String(PORT + 1), ...bad })
+      const [code] = await once(child, 'exit')
+      expect(code).toBe(2)
+      expect(out().trim()).toBe(`token-worker (node): bad configuration: ${message}`)
+      expect(out()).not.toContain('node-secret')
+    },
+  )
 
   it('serves sessions on Node: playlists from the CDN, leaves redirected, revocation in memory', async () => {
     // the CDN emulator (403/410 like nginx) on its own port, in front of the test media

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import {
+  CDN_RULES,
   ConfigError,
   cdnVariables,
+  checkCdnIds,
+  checkCdnList,
   parseCdnList,
   parseSigningConfig,
   perEnvironment,
   readVariable,
+  SIGNING_RULES,
 } from './config.ts'
 
 const env = {
@@ -205,5 +209,79 @@ describe('parseCdnList', () => {
       priority: 'CDN_EU_WEST_2_PRIORITY',
       secretKey: 'SECRET_KEY_EU_WEST_2',
     })
+  })
+})
+
+describe('rules in both forms: a variable is text, an object holds values', () => {
+  it('reads a whole number from digits, and from a number without a detour through text', () => {
+    const priority = CDN_RULES.priority
+    expect(priority.text('7')).toBe(7)
+    expect(priority.text('7.0')).toBeUndefined()
+    expect(priority.value(7)).toBe(7)
+    expect(priority.value('7')).toBeUndefined()
+    expect(priority.value(1.5)).toBeUndefined()
+    expect(priority.value(1000)).toBeUndefined()
+    expect(SIGNING_RULES.MAX_EXPIRE_SECONDS.value(0)).toBeUndefined()
+  })
+
+  it('reads text settings from strings only', () => {
+    expect(SIGNING_RULES.CLIENT_ID.value('12345')).toBe('12345')
+    expect(SIGNING_RULES.CLIENT_ID.value(12345)).toBeUndefined()
+    expect(SIGNING_RULES.CDN_SCHEME.value('http')).toBe('http')
+  })
+
+  it('keeps the advice for a secret apart from what is wrong', () => {
+    const caught = (() => {
+      try {
+        readVariable({}, 'SECRET_KEY', SIGNING_RULES.SECRET_KEY, { required: true })
+      } catch (error) {
+        return error as ConfigError
+      }
+    })()
+    expect(caught?.expected).toBe('is required: it must be set')
+    expect(caught?.advice).toBe('wrangler secret put SECRET_KEY')
+    expect(caught?.detail).toBe(
+      'SECRET_KEY is required: it must be set (wrangler secret put SECRET_KEY)',
+    )
+  })
+})
+
+describe('checkCdnIds and checkCdnList: the clash rules in any form', () => {
+  const signing = parseSigningConfig(env)
+  const primary = { id: 'primary', priority: 0 }
+  const b = {
+    id: 'b',
+    priority: 1,
+    prioritySet: false,
+    secretKey: 'secret-b',
+    cdnDomain: 'b.test',
+    cdnDomainIp: 'b-ip.test',
+  }
+  const fields: Record<string, string> = {
+    CDNS: 'config.cdns',
+    CDN_ID: 'config.primaryCdn.id',
+    SECRET_KEY: 'config.signing.secretKey',
+    SECRET_KEY_B: 'config.cdns[0].secretKey',
+    CDN_DOMAIN: 'config.signing.cdnDomain',
+    CDN_B_DOMAIN_IP: 'config.cdns[0].cdnDomainIp',
+    CDN_PRIORITY: 'config.primaryCdn.priority',
+    CDN_B_PRIORITY: 'config.cdns[0].priority',
+  }
+  const name = (variable: string) => fields[variable] ?? variable
+
+  it('name what clashes as the form names it', () => {
+    expect(() => checkCdnIds('primary', ['b', 'primary'], name)).toThrow(
+      'config.cdns lists "primary" twice (config.primaryCdn.id names it too)',
+    )
+    expect(() => checkCdnList(signing, primary, [{ ...b, secretKey: 'secret' }], name)).toThrow(
+      'config.cdns[0].secretKey must differ from config.signing.secretKey',
+    )
+    expect(() =>
+      checkCdnList(signing, primary, [{ ...b, cdnDomainIp: 'CDN.example.com' }], name),
+    ).toThrow('config.cdns[0].cdnDomainIp is also config.signing.cdnDomain')
+    expect(() => checkCdnList(signing, primary, [{ ...b, priority: 0 }], name)).toThrow(
+      "config.cdns[0].priority is unset, so 1 (the CDN's place in config.cdns), the same as config.primaryCdn.priority (0)",
+    )
+    expect(() => checkCdnList(signing, primary, [b], name)).not.toThrow()
   })
 })

@@ -3,7 +3,7 @@
 import { Hono } from 'hono'
 import { createTokenApp } from './app.ts'
 import { allow, deny, jwtAuthorizer } from './authorize.ts'
-import { type AuthConfig, type TokenWorkerConfig, tokenConfig } from './config.ts'
+import { type AuthConfig, type TokenBackendConfig, tokenConfig } from './config.ts'
 
 type MyEnv = {
   Bindings: { MEMBERS: KVNamespace; PLAN: 'free' | 'paid' }
@@ -16,7 +16,7 @@ const tokens = createTokenApp<MyEnv>({
     const member: string | null = await c.env.MEMBERS.get(c.req.header('x-member') ?? '')
     const plan: 'free' | 'paid' = c.env.PLAN
     const user: string = c.get('user')
-    const config: TokenWorkerConfig = c.get('tokenConfig')
+    const config: TokenBackendConfig = c.get('tokenConfig')
     // @ts-expect-error: a binding MyEnv does not have
     c.env.NOT_BOUND
     // the built-in JWT check composes with yours

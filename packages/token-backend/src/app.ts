@@ -1,39 +1,36 @@
-import {
-  createTokenRecord,
-  resolveTokenRequest,
-  streamType,
-  type TokenDigest,
-  type TokenRecord,
-} from '@proj/signing'
+import type { TokenDigest } from '@proj/signing'
+import { perEnvironment } from '@proj/signing/config'
 import type { Env, Hono as HonoApp, MiddlewareHandler, Schema } from 'hono'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
 // PatternRouter: a few route families need no more, and the bundle is 5 KiB smaller
 import { Hono } from 'hono/tiny'
 import type { BlankEnv } from 'hono/types'
-import { type AuditSink, issuedToken } from './audit-log.ts'
+import type { AuditSink } from './audit-log.ts'
 import type { Authorizer } from './authorize.ts'
-import { type CdnSigners, cdnSigners, signForCdns } from './cdn-record.ts'
+import { cdnSigners } from './cdn-record.ts'
 import {
   type CustomAuthorizerConfigInput,
   loadConfig,
+  type TokenBackendConfig,
   type TokenConfigInput,
-  type TokenWorkerConfig,
   tokenConfig,
 } from './config.ts'
-import { fail, handleError, handleNotFound } from './errors.ts'
+import { handleError, handleNotFound } from './errors.ts'
 import { mountPrefix } from './mount.ts'
 import type { RateLimitConfig, ViewerLimit } from './rate-limit.ts'
-import { answerHeaders, requestIdOf, signedAnswer } from './response-headers.ts'
+import { readOnlyRoutes } from './read-only-routes.ts'
+import { requestIdOf } from './response-headers.ts'
 import type { CdnHealthPolicy } from './session/cdn-health.ts'
 import type { PlaylistCache } from './session/playlist-cache.ts'
 import type { REVOCATION_CACHE_MS } from './session/session-routes.ts'
 import { sessionRoutes } from './session/session-routes.ts'
 import type { SessionStore, STORE_OUTAGE_TRUST_MS } from './session/session-store.ts'
 import type { StoreUnavailableError } from './store-unavailable.ts'
+import { tokenRoute } from './token-route.ts'
 import type { TokenAppEnv, TokenAppEnvOf } from './types.ts'
 import { type ConnectionAddress, viewerAddresses } from './viewer-address.ts'
-import { admitViewer, validateViewerQuery, viewerLimits } from './viewer-request.ts'
+import { viewerLimits } from './viewer-request.ts'
 
 /**
  * Options of {@link createTokenApp}; `E` is the Hono environment of your app (its `Bindings`).
@@ -69,8 +66,8 @@ export interface TokenAppOptions<E extends Env = BlankEnv> {
    * Session state (revocations, networks): default the `SESSION_REGISTRY` Durable Object when
    * bound (behind a {@link REVOCATION_CACHE_MS} cache), else process memory (the Node entry; on
    * Workers it would be per isolate). A store given here is used as it is: wrap a remote one in
-   * `cachedSessionStore(store, REVOCATION_CACHE_MS)`, which keeps most leaf requests off it and
-   * keeps sessions already playing through a short outage ({@link STORE_OUTAGE_TRUST_MS}). A
+   * `cachedSessionStore(store)` (answers kept {@link REVOCATION_CACHE_MS}), which keeps most leaf
+   * requests off it and sessions already playing through a short outage ({@link STORE_OUTAGE_TRUST_MS}). A
    * store that throws {@link StoreUnavailableError} makes the request a 503 with `Retry-After`.
    */
   sessions?: SessionStore
@@ -88,7 +85,7 @@ export interface TokenAppOptions<E extends Env = BlankEnv> {
    * const client = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
    * const app = createTokenApp({
    *   config,
-   *   sessions: cachedSessionStore(redisSessionStore(client), REVOCATION_CACHE_MS),
+   *   sessions: cachedSessionStore(redisSessionStore(client)),
    *   rateLimit: (limit) => redisLimit(client, limit),
    * })
    * ```
@@ -130,17 +127,14 @@ export interface CustomAuthorizerAppOptions<E extends Env = BlankEnv>
   config?: CustomAuthorizerConfigInput
 }
 
-/** The methods `/token` and `/session` answer (405's and OPTIONS' `Allow`). */
-const ALLOW = 'GET, HEAD, OPTIONS'
-
 /** Whether `ALLOWED_ORIGINS` lets `origin` call `/token` or `/session` from a browser. */
-const originAllowed = ({ allowedOrigins }: TokenWorkerConfig, origin: string): boolean =>
+const originAllowed = ({ allowedOrigins }: TokenBackendConfig, origin: string): boolean =>
   allowedOrigins === '*' || (allowedOrigins?.includes(origin) ?? false)
 
 const corsForConfig = cors({
   // only reached for an allowed origin (corsWhenCrossOrigin)
   origin: (origin, c) =>
-    (c as { get(key: 'tokenConfig'): TokenWorkerConfig }).get('tokenConfig').allowedOrigins === '*'
+    (c as { get(key: 'tokenConfig'): TokenBackendConfig }).get('tokenConfig').allowedOrigins === '*'
       ? '*'
       : origin,
   allowMethods: ['GET'],
@@ -181,14 +175,14 @@ export function createTokenApp<E extends Env = BlankEnv>(
 ): TokenApp<E> {
   // The caller's environment is only a type: at run time c.env is whatever the server passes,
   // which is exactly what the authorizer is typed to read.
-  return tokenRoutes(options as AnyTokenAppOptions) as unknown as TokenApp<E>
+  return backendRoutes(options as AnyTokenAppOptions) as unknown as TokenApp<E>
 }
 
 /** Both forms of options, as the routes read them. */
 type AnyTokenAppOptions = TokenAppOptions | CustomAuthorizerAppOptions
 
 /** The routes of {@link createTokenApp}, typed over the app's own environment. */
-function tokenRoutes({
+function backendRoutes({
   config: given,
   authorize,
   now = Date.now,
@@ -207,14 +201,14 @@ function tokenRoutes({
   // validated here, once: a bad object fails the start (Node) or the isolate (Workers)
   const fixed = given === undefined ? undefined : tokenConfig(given, reading)
   // In-memory limits live as long as the app (the Node process, or one Workers isolate).
-  const limitFor = viewerLimits(now, rateLimit)
-  const viewerAddress = viewerAddresses(connectionAddress)
-  // each CDN's signer, made once per configuration (Workers: once per environment object)
-  const signersOf = new WeakMap<TokenWorkerConfig, CdnSigners | undefined>()
-  const signersFor = (config: TokenWorkerConfig) => {
-    if (!signersOf.has(config)) signersOf.set(config, cdnSigners(config, digest))
-    return signersOf.get(config)
+  const admission = {
+    authorize,
+    limitFor: viewerLimits(now, rateLimit),
+    viewerAddress: viewerAddresses(connectionAddress),
   }
+  // each CDN's signer, made once per configuration (Workers: once per environment object) and
+  // shared by the token and session routes
+  const signersOf = perEnvironment((config: TokenBackendConfig) => cdnSigners(config, digest))
   const app = new Hono<TokenAppEnv>()
   app.onError(handleError)
   app.notFound(handleNotFound)
@@ -238,66 +232,21 @@ function tokenRoutes({
   app.use('/token', corsWhenCrossOrigin)
   app.use('/session', corsWhenCrossOrigin)
   return app
-    .get('/token', validateViewerQuery, async (c) => {
-      const config = c.get('tokenConfig')
-      const { signing } = config
-      // one reading of the clock: the record, its audit line and the Date header agree
-      const nowMs = now()
-      const query = c.req.valid('query')
-      const clientIp = await admitViewer(c, query, { authorize, limitFor, viewerAddress })
-      const params = { video: query.video, type: query.type, expire: query.expire, clientIp }
-      const nowSeconds = Math.floor(nowMs / 1000)
-      const signers = signersFor(config)
-      // one CDN signed with secure_link: today's record, signed as before
-      const record =
-        signers === undefined
-          ? createTokenRecord(signing, params, { nowSeconds, digest })
-          : await signForCdns(signers, resolveTokenRequest(signing, params, nowSeconds))
-      // one structured line per issued token (Workers: observability logs; Node: stdout)
-      const payload = c.get('jwtPayload') as { sub?: unknown } | undefined
-      audit(
-        JSON.stringify(
-          issuedToken(record, {
-            video: query.video,
-            type: streamType(query.type),
-            sub: payload?.sub,
-            requestId: c.get('requestId'),
-            nowMs,
-          }),
-        ),
-      )
-      return signedAnswer<TokenRecord>(c, record, nowMs)
-    })
+    .route('/', tokenRoute({ now, audit, admission, signersOf }))
     .route(
       '/',
       sessionRoutes({
         now,
-        digest,
         audit,
+        signersOf,
         store: sessions,
         playlists,
         fetcher,
         cdnHealth,
-        authorize,
-        limitFor,
-        viewerAddress,
+        ...admission,
       }),
     )
-    .options('/token', (c) => {
-      // not a CORS preflight of an allowed origin (that one was answered above): what is allowed
-      const headers = answerHeaders(c)
-      headers.allow = ALLOW
-      return new Response(null, { status: 204, headers })
-    })
-    .options('/session', (c) => {
-      const headers = answerHeaders(c)
-      headers.allow = ALLOW
-      return new Response(null, { status: 204, headers })
-    })
-    .all('/token', (c) => {
-      c.header('Allow', ALLOW)
-      return fail(405, `method ${c.req.method} is not allowed: use GET`)
-    })
+    .route('/', readOnlyRoutes())
     .all('*', function notFoundUnderPrefix(c, next) {
       // Mounted under a prefix, the parent's notFound would answer its own shape: everything
       // under the prefix is this app's, so it answers {error}. At the root (alone, or mounted at
@@ -314,6 +263,6 @@ type SchemaOf<T> = T extends HonoApp<Env, infer S extends Schema, string> ? S : 
  */
 export type TokenApp<E extends Env = BlankEnv> = HonoApp<
   TokenAppEnvOf<E>,
-  SchemaOf<ReturnType<typeof tokenRoutes>>,
+  SchemaOf<ReturnType<typeof backendRoutes>>,
   '/'
 >

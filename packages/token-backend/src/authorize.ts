@@ -66,7 +66,7 @@ export const allowAll: Authorizer = () => {
   if (!warned) {
     warned = true
     console.warn(
-      'token-worker: AUTH_MODE is "none": any caller can get a token for any video. Set AUTH_MODE=jwt or plug an authorizer before production.',
+      'token-backend: AUTH_MODE is "none": any caller can get a token for any video. Set AUTH_MODE=jwt or plug an authorizer before production.',
     )
   }
   return allow

@@ -4,12 +4,13 @@ import {
   type CdnSignRequest,
   type CdnUrls,
   recordOf,
+  type SignedUrlPair,
   secureLinkSigner,
   type TokenDigest,
   type TokenRecord,
 } from '@proj/signing'
 import { DEFAULT_CDN_ID } from '@proj/signing/config'
-import type { TokenWorkerConfig } from './config.ts'
+import type { TokenBackendConfig } from './config.ts'
 
 /** One CDN ready to sign: what it is, and its signer (made once per configuration). */
 interface SigningCdn {
@@ -25,22 +26,19 @@ export interface CdnSigners {
 }
 
 /**
- * The signers of a configuration, or `undefined` when its record is today's (one CDN signed with
- * `secure_link`: `createTokenRecord` signs it directly, as before). Each CDN gets its own signer,
- * made from its own secret and hosts only: the object form's `signer`, else `secure_link` with
- * `digest`.
+ * The signers of a configuration: each CDN gets its own, made from its own secret and hosts only
+ * (the object form's `signer`, else `secure_link` with `digest`). One CDN is a list of one.
  *
  * @example
  * ```ts
  * const signers = cdnSigners(c.get('tokenConfig'), digest)
- * const record = signers ? await signForCdns(signers, request) : createTokenRecord(…)
+ * const record = await signForCdns(signers, resolveTokenRequest(signing, params, nowSeconds))
  * ```
  */
 export function cdnSigners(
-  { signing, primaryCdn, cdns = [] }: TokenWorkerConfig,
+  { signing, primaryCdn, cdns = [] }: TokenBackendConfig,
   digest?: TokenDigest,
-): CdnSigners | undefined {
-  if (cdns.length === 0 && primaryCdn?.signer === undefined) return undefined
+): CdnSigners {
   const { clientId } = signing
   const primary = signerOf(
     {
@@ -69,8 +67,9 @@ const signerOf = (
 ): SigningCdn => ({ cdn, signer: factory ? factory(cdn) : secureLinkSigner(cdn, { digest }) })
 
 /**
- * The record of spec 2.11 for several CDNs: the six fields are the primary CDN's, exactly as
- * with one; with more than one CDN, `cdns` follows: every CDN's own URL pair, preferred first.
+ * The record of spec 2.11: the six fields are the primary CDN's; with more than one CDN, `cdns`
+ * follows: every CDN's own URL pair, preferred first. Signers that answer at once (the default
+ * `secure_link`) are not awaited: one CDN costs what `createTokenRecord` does.
  *
  * @example
  * ```ts
@@ -78,26 +77,31 @@ const signerOf = (
  * record.cdns?.map((cdn) => cdn.id) // ['primary', 'b']
  * ```
  */
-export async function signForCdns(
+export function signForCdns(
   { primary, byPriority }: CdnSigners,
   request: CdnSignRequest,
-): Promise<TokenRecord> {
-  const pairs = await Promise.all(byPriority.map(({ signer }) => signer.sign(request)))
-  const primaryPair = pairs[byPriority.indexOf(primary)]
-  if (primaryPair === undefined) throw new Error('the primary CDN has no signer')
-  const record = recordOf(request, primaryPair)
-  if (byPriority.length === 1) return record
-  record.cdns = byPriority.map(({ cdn }, index): CdnUrls => {
-    const pair = pairs[index] as (typeof pairs)[number]
-    return {
-      id: cdn.id,
-      priority: cdn.priority,
-      token: pair.token,
-      token_ip: pair.token_ip,
-      expires: request.expires,
-      url: pair.url,
-      url_ip: pair.url_ip,
-    }
-  })
-  return record
+): TokenRecord | Promise<TokenRecord> {
+  const signed = byPriority.map(({ signer }) => signer.sign(request))
+  const recordFrom = (pairs: readonly SignedUrlPair[]) => {
+    const primaryPair = pairs[byPriority.indexOf(primary)]
+    if (primaryPair === undefined) throw new Error('the primary CDN has no signer')
+    const record = recordOf(request, primaryPair)
+    if (byPriority.length === 1) return record
+    record.cdns = byPriority.map(({ cdn }, index): CdnUrls => {
+      const pair = pairs[index] as SignedUrlPair
+      return {
+        id: cdn.id,
+        priority: cdn.priority,
+        token: pair.token,
+        token_ip: pair.token_ip,
+        expires: request.expires,
+        url: pair.url,
+        url_ip: pair.url_ip,
+      }
+    })
+    return record
+  }
+  return signed.some((pair) => pair instanceof Promise)
+    ? Promise.all(signed).then(recordFrom)
+    : recordFrom(signed as SignedUrlPair[])
 }

@@ -6,7 +6,13 @@
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs, parseEnv } from 'node:util'
-import { ConfigError, type ConfigVariable, type TokenWorkerEnv } from './config.ts'
+import {
+  CONFIG_VARIABLES,
+  ConfigError,
+  type ConfigVariable,
+  isCdnVariable,
+  type TokenBackendEnv,
+} from './config.ts'
 import { batchedLines, serveTokenApp } from './node.ts'
 
 export { SHUTDOWN_GRACE_MS } from './node.ts'
@@ -102,60 +108,20 @@ const parse = (argv: readonly string[]) =>
     },
   })
 
-/**
- * Every variable the backend reads, as a value: the `Record` makes the compiler fail when
- * config.ts gains a variable this list lacks, so a file can never be refused for a real one.
- */
-const BACKEND_VARIABLES: Record<ConfigVariable, true> = {
-  CLIENT_ID: true,
-  SECRET_KEY: true,
-  CDN_DOMAIN: true,
-  CDN_DOMAIN_IP: true,
-  CDN_SCHEME: true,
-  CDN_ID: true,
-  CDN_PRIORITY: true,
-  CDNS: true,
-  MAX_EXPIRE_SECONDS: true,
-  IP_HEADERS: true,
-  TRUSTED_PROXIES: true,
-  ALLOWED_ORIGINS: true,
-  AUTH_MODE: true,
-  JWT_SECRET: true,
-  JWT_ALG: true,
-  JWT_JWKS_URL: true,
-  JWT_JWKS: true,
-  JWT_VIDEOS_CLAIM: true,
-  JWT_ISSUER: true,
-  JWT_AUDIENCE: true,
-  JWT_REQUIRE_EXP: true,
-  RATE_LIMIT_REQUESTS: true,
-  RATE_LIMIT_PERIOD: true,
-  SESSION_SECRET: true,
-  SESSION_LIFETIME: true,
-  SESSION_BINDING: true,
-  SESSION_MAX_NETWORKS: true,
-  SESSION_LEAF_LIFETIME: true,
-  SESSION_ADMIN_TOKEN: true,
-  SESSION_BASE_URL: true,
-  REDIS_URL: true,
-}
-
-/** The command's own three, beside the backend's. */
+/** The command's own three, beside the backend's variables (the configuration table's). */
 type Setting = ConfigVariable | 'PORT' | 'HOST' | 'INSTANCES'
 const SETTINGS: ReadonlySet<string> = new Set([
-  ...Object.keys(BACKEND_VARIABLES),
+  ...Object.keys(CONFIG_VARIABLES),
   'PORT',
   'HOST',
   'INSTANCES',
 ])
-/** The variables of a CDN listed in `CDNS` (`CDN_B_DOMAIN`, `SECRET_KEY_EU_WEST`, …). */
-const CDN_SETTING =
-  /^(?:CDN_[A-Z0-9_]+_(?:DOMAIN|DOMAIN_IP|SCHEME|PRIORITY)|SECRET_KEY_[A-Z0-9_]+)$/
-const isSetting = (name: string): name is Setting => SETTINGS.has(name) || CDN_SETTING.test(name)
+/** A setting's name: the table's, the command's, or a variable of a CDN listed in `CDNS`. */
+const isSetting = (name: string): name is Setting => SETTINGS.has(name) || isCdnVariable(name)
 
 /** What the server runs with, and where each variable came from (for error messages). */
 export interface CliSettings {
-  variables: TokenWorkerEnv
+  variables: TokenBackendEnv
   port: number
   hostname: string
   /** `INSTANCES`: how many serve together (only for the warning about unshared state). */
@@ -188,7 +154,7 @@ export function settingsOf(
   }
   // the variables of each CDN of CDNS have names of their own making
   for (const [name, value] of Object.entries(env))
-    if (value !== undefined && CDN_SETTING.test(name)) merged[name as Setting] = value
+    if (value !== undefined && isCdnVariable(name)) merged[name as Setting] = value
   const overlay = (label: string, variables: Record<string, string>) => {
     for (const [name, value] of Object.entries(variables)) {
       if (!isSetting(name))
@@ -328,9 +294,8 @@ export async function runTokenBackendCli(
     else if (error instanceof ConfigError) {
       const where = settings?.sources.get(error.variable)
       const source = where === undefined ? '' : ` (set by ${where})`
-      // "(wrangler secret put SECRET_KEY)" is advice for a Worker, not for this command
-      const detail = error.detail.replace(/ \(wrangler secret put \w+\)/, '')
-      console.error(`${NAME}: bad configuration: ${detail}${source}`)
+      // the advice (where a Worker's secret is put, wrangler.jsonc) is not for this command
+      console.error(`${NAME}: bad configuration: ${error.variable} ${error.expected}${source}`)
     } else throw error
     return 2
   }

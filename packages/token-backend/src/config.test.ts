@@ -322,3 +322,154 @@ describe('tokenConfig: the configuration as an object', () => {
     expect(await over.json()).toMatchObject({ url: expect.stringContaining('https://a.test/') })
   })
 })
+
+describe('one table, two forms: the variables and the object read alike', () => {
+  const signing = { clientId: '1', secretKey: 's', cdnDomain: 'a.test', cdnDomainIp: 'b.test' }
+  const NONE = { mode: 'none' } as const
+
+  it('every variable set: the object that says the same is the same configuration', () => {
+    const sessionSecret = 'q'.repeat(32)
+    const admin = 'z'.repeat(32)
+    const fromEnv = configFromEnv({
+      CLIENT_ID: '1',
+      SECRET_KEY: 's',
+      CDN_DOMAIN: 'a.test',
+      CDN_DOMAIN_IP: 'b.test',
+      CDN_SCHEME: 'http',
+      MAX_EXPIRE_SECONDS: '600',
+      CDN_ID: 'main',
+      CDN_PRIORITY: '5',
+      CDNS: 'b',
+      CDN_B_DOMAIN: 'c.test',
+      CDN_B_DOMAIN_IP: 'd.test',
+      CDN_B_SCHEME: 'http',
+      CDN_B_PRIORITY: '9',
+      SECRET_KEY_B: 't',
+      TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1',
+      ALLOWED_ORIGINS: 'https://p.test',
+      AUTH_MODE: 'jwt',
+      JWT_JWKS_URL: 'https://auth.test/jwks',
+      JWT_JWKS: '{"keys":[{"kty":"EC"}]}',
+      JWT_ALG: 'ES256',
+      JWT_VIDEOS_CLAIM: 'v',
+      JWT_ISSUER: 'iss',
+      JWT_AUDIENCE: 'aud',
+      JWT_REQUIRE_EXP: 'false',
+      RATE_LIMIT_REQUESTS: '20',
+      RATE_LIMIT_PERIOD: '10',
+      SESSION_SECRET: sessionSecret,
+      SESSION_LIFETIME: '3600',
+      SESSION_BINDING: 'ip',
+      SESSION_MAX_NETWORKS: '3',
+      SESSION_LEAF_LIFETIME: '12',
+      SESSION_ADMIN_TOKEN: admin,
+      SESSION_BASE_URL: 'https://tokens.test/',
+      REDIS_URL: 'redis://cache.test:6379/0',
+    })
+    const fromObject = tokenConfig({
+      signing: { ...signing, scheme: 'http', maxLifetimeSeconds: 600 },
+      primaryCdn: { id: 'main', priority: 5 },
+      cdns: [
+        {
+          id: 'b',
+          cdnDomain: 'c.test',
+          cdnDomainIp: 'd.test',
+          scheme: 'http',
+          priority: 9,
+          secretKey: 't',
+        },
+      ],
+      trustedProxies: ['10.0.0.0/8', '127.0.0.1'],
+      allowedOrigins: ['https://p.test'],
+      auth: {
+        mode: 'jwt',
+        jwks: { url: 'https://auth.test/jwks', keys: [{ kty: 'EC' }], algs: ['ES256'] },
+        videosClaim: 'v',
+        issuer: 'iss',
+        audience: 'aud',
+        requireExp: false,
+      },
+      rateLimit: { requests: 20, periodSeconds: 10 },
+      session: {
+        secret: sessionSecret,
+        lifetimeSeconds: 3600,
+        binding: 'ip',
+        maxNetworks: 3,
+        leafLifetimeSeconds: 12,
+        adminToken: admin,
+        baseUrl: 'https://tokens.test/',
+      },
+      redis: { url: 'redis://cache.test:6379/0' },
+    })
+    expect(fromObject).toEqual(fromEnv)
+    expect(fromEnv.session?.baseUrl).toBe('https://tokens.test')
+    // a validated configuration reads as itself
+    expect(tokenConfig(fromEnv)).toEqual(fromEnv)
+  })
+
+  it('checks an object as values: no number read from text, no text from a number', () => {
+    const wrong = (extra: object) => ({ signing, auth: NONE, ...extra }) as TokenConfigInput
+    expect(() => tokenConfig(wrong({ rateLimit: { requests: '5' } }))).toThrow(
+      'config.rateLimit.requests must be a whole number',
+    )
+    expect(() => tokenConfig(wrong({ ipHeaders: 'x-real-ip' }))).toThrow(
+      'config.ipHeaders must be a comma-separated list of header names',
+    )
+    expect(() => tokenConfig(wrong({ signing: { ...signing, clientId: 1 } }))).toThrow(
+      'config.signing.clientId must be the numeric account ID',
+    )
+    expect(() =>
+      tokenConfig(
+        wrong({ auth: { mode: 'jwt', secret: { key: 'k'.repeat(16) }, requireExp: 'no' } }),
+      ),
+    ).toThrow('config.auth.requireExp must be "true"')
+  })
+
+  it('refuses a field no setting has: a misspelt one would leave its default on', () => {
+    const input = (extra: object) => ({ signing, auth: NONE, ...extra }) as TokenConfigInput
+    expect(() => tokenConfig(input({ sesion: { secret: 's'.repeat(32) } }))).toThrow(
+      'server misconfigured: config.sesion is not a setting',
+    )
+    expect(() =>
+      tokenConfig(
+        input({ auth: { mode: 'jwt', secret: { key: 'k'.repeat(16) }, videoClaim: 'x' } }),
+      ),
+    ).toThrow('config.auth.videoClaim is not a setting')
+    expect(() =>
+      tokenConfig(
+        input({ cdns: [{ id: 'b', secret: 't', cdnDomain: 'c.test', cdnDomainIp: 'd.test' }] }),
+      ),
+    ).toThrow('config.cdns[0].secret is not a setting of a CDN')
+  })
+
+  it('names the field the object set: auth.secret.alg or auth.jwks.algs', () => {
+    expect(() =>
+      tokenConfig({
+        signing,
+        auth: { mode: 'jwt', secret: { key: 'k'.repeat(16), alg: 'RS256' as 'HS256' } },
+      }),
+    ).toThrow('config.auth.secret.alg must be HS256, HS384, HS512 with config.auth.secret.key')
+    expect(() =>
+      tokenConfig({
+        signing,
+        auth: {
+          mode: 'jwt',
+          jwks: { url: 'https://a.test/jwks', algs: ['ES256', 'HS256' as 'ES256'] },
+        },
+      }),
+    ).toThrow('config.auth.jwks.algs must be an asymmetric algorithm with a JWKS')
+  })
+
+  it('an error of the object form carries no advice for variables', () => {
+    try {
+      tokenConfig({ signing: { ...signing, secretKey: '' }, auth: NONE })
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError)
+      expect((error as ConfigError).advice).toBeUndefined()
+      expect((error as ConfigError).variable).toBe('config.signing.secretKey')
+    }
+    expect(() => configFromEnv(testEnv({ SECRET_KEY: '' }))).toThrow(
+      'SECRET_KEY is required: it must be set (wrangler secret put SECRET_KEY)',
+    )
+  })
+})

@@ -55,7 +55,7 @@ export function handleError(err: Error, c: Context<TokenAppEnv>): Response {
     console.error(err.message)
     return render(c, 500, err.message)
   }
-  console.error('token-worker: unexpected error', err)
+  console.error('token-backend: unexpected error', err)
   return render(c, 500, 'internal error')
 }
 

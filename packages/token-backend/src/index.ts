@@ -19,8 +19,10 @@ export {
   type AuthConfigInput,
   type CdnConfig,
   type CdnInput,
+  CONFIG_VARIABLES,
   ConfigError,
   type ConfigOptions,
+  type ConfigVariable,
   type CustomAuthorizerConfigInput,
   configFromEnv,
   loadConfig,
@@ -29,12 +31,20 @@ export {
   SESSION_DEFAULTS,
   type SessionBinding,
   type SessionConfig,
+  type TokenBackendConfig,
+  type TokenBackendEnv,
   type TokenConfigInput,
   type TokenWorkerConfig,
   type TokenWorkerEnv,
   tokenConfig,
 } from './config.ts'
 export type { RateLimitConfig, RateLimiter, ViewerLimit } from './rate-limit.ts'
+export {
+  cachedSessionStore,
+  SESSION_CACHE_DEFAULTS,
+  type SessionCacheOptions,
+  STORE_OUTAGE_TRUST_MS,
+} from './session/cached-session-store.ts'
 export {
   CDN_HEALTH_DEFAULTS,
   type CdnHealthEntry,
@@ -51,10 +61,8 @@ export type { IssuedSession, RefusedSession } from './session/session-audit.ts'
 export { type PlaylistOrigin, sessionPlaylist } from './session/session-playlist.ts'
 export { REVOCATION_CACHE_MS, type SessionRecord } from './session/session-routes.ts'
 export {
-  cachedSessionStore,
   memorySessionStore,
   type SessionStore,
-  STORE_OUTAGE_TRUST_MS,
   type StoredSession,
 } from './session/session-store.ts'
 export type { SessionClaims } from './session/session-token.ts'

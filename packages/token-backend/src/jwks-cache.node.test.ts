@@ -1,5 +1,5 @@
 import { sign } from 'hono/jwt'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { loopbackKeyServer, type TestKeyServer, testJwks } from '../test/jwks.ts'
 import { createTokenApp } from './app.ts'
 
@@ -37,7 +37,12 @@ describe('GET /token on Node with JWT_JWKS_URL: the key server down, then back',
         { headers: { authorization: `Bearer ${token}`, 'x-real-ip': '192.0.2.1' } },
         env,
       )
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined)
     const down = await ask()
+    expect(logged.mock.calls.map(([line]) => String(line))).toEqual([
+      expect.stringMatching(/^token-backend: JWKS fetch failed \(no keys\)/),
+    ])
+    logged.mockRestore()
     expect(down.status).toBe(503)
     expect(down.headers.get('retry-after')).toBe('1')
     expect(await down.json()).toEqual({ error: expect.stringContaining('key server') })

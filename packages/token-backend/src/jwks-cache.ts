@@ -175,7 +175,7 @@ export class JwksCache {
       this.#fetchedAt = this.#attemptedAt
     } catch (error) {
       console.error(
-        `token-worker: JWKS fetch failed (${this.#keys ? 'keeping the last keys' : 'no keys'}): ${String(error)}`,
+        `token-backend: JWKS fetch failed (${this.#keys ? 'keeping the last keys' : 'no keys'}): ${String(error)}`,
       )
     }
   }

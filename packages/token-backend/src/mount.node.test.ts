@@ -59,6 +59,23 @@ describe('mounted in a parent app under /video (Node, configuration as an object
     await checkMountedApp((path, init) => parent.request(path, init), viaCdn)
   })
 
+  it("parent.mount('/tok', app.fetch): session.baseUrl names the mount point it hides", async () => {
+    const tokens = createTokenApp({
+      config: {
+        ...config,
+        session: { ...config.session, secret: config.session?.secret ?? '', baseUrl: '/tok' },
+      },
+      audit: () => undefined,
+      fetcher: (input) => viaCdn(String(input)),
+      connectionAddress: () => '203.0.113.7',
+    })
+    const parent = new Hono().get('/health', (c) => c.text('ok')).mount('/tok', tokens.fetch)
+    await checkMountedApp((path, init) => parent.request(path, init), viaCdn, {
+      at: '/tok',
+      seen: '',
+    })
+  })
+
   it('answers through @hono/node-server with no environment', async () => {
     const parent = new Hono().route('/video', createTokenApp({ config, audit: () => undefined }))
     const server = serve({ fetch: parent.fetch, port: 0, hostname: '127.0.0.1' })

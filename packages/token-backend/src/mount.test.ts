@@ -36,6 +36,28 @@ describe('mounted in a parent app under /video (workerd, configuration from c.en
     expect((await parent.request('/token?video=demo', {}, testEnv())).status).toBe(200)
   })
 
+  it("parent.mount('/tok', app.fetch) hides its path: SESSION_BASE_URL names the mount point", async () => {
+    const tokens = createTokenApp()
+    // without it the app cannot know where it is: session URLs would miss /tok (documented)
+    for (const base of ['/tok', 'https://site.test/tok']) {
+      const env = testEnv({ SESSION_BASE_URL: base })
+      const parent = new Hono().get('/health', (c) => c.text('ok')).mount('/tok', tokens.fetch)
+      await checkMountedApp((path, init) => parent.request(path, init, env), fetch, {
+        at: '/tok',
+        seen: '',
+      })
+    }
+  })
+
+  it('a SESSION_BASE_URL that already names the route prefix is not doubled', async () => {
+    const parent = new Hono().route('/video', createTokenApp())
+    const env = testEnv({ SESSION_BASE_URL: 'https://site.test/video/' })
+    const res = await parent.request('https://site.test/video/session?video=demo', {}, env)
+    const { session_url: url } = await res.json<{ session_url: string }>()
+    expect(url.startsWith('https://site.test/video/s/demo/')).toBe(true)
+    expect((await parent.request(url, {}, env)).status).toBe(200)
+  })
+
   it('SESSION_BASE_URL is the public origin: the prefix follows it', async () => {
     const parent = new Hono().route('/video', createTokenApp())
     const env = testEnv({ SESSION_BASE_URL: 'https://public.test/edge' })

@@ -21,12 +21,11 @@ import {
   ConfigError,
   type CustomAuthorizerConfigInput,
   configFromEnv,
-  type TokenWorkerConfig,
-  type TokenWorkerEnv,
+  type TokenBackendConfig,
+  type TokenBackendEnv,
   tokenConfig,
 } from './config.ts'
-import { REVOCATION_CACHE_MS } from './session/session-lane.ts'
-import { cachedSessionStore } from './session/session-store.ts'
+import { cachedSessionStore } from './session/cached-session-store.ts'
 
 export { batchedLines } from './audit-log.ts'
 
@@ -91,7 +90,7 @@ export interface ServeTokenAppOptions extends Omit<TokenAppOptions, 'config'> {
    */
   config?: CustomAuthorizerConfigInput
   /** The variables read when no `config` is given (default `process.env`). */
-  env?: TokenWorkerEnv
+  env?: TokenBackendEnv
   /** Default `PORT`, else 8787. */
   port?: number
   /** Default `HOST`, else 127.0.0.1. */
@@ -210,12 +209,8 @@ export function serveTokenApp(
       }
       server.once('close', () => void client.close().catch(() => undefined))
       // the app's own recipe for a remote store: most leaf requests answered from this
-      // process for REVOCATION_CACHE_MS, sessions already playing kept through a short outage
-      const shared = cachedSessionStore(
-        stores.redisSessionStore(client),
-        REVOCATION_CACHE_MS,
-        options.now,
-      )
+      // process for a second, sessions already playing kept through a short outage
+      const shared = cachedSessionStore(stores.redisSessionStore(client), { now: options.now })
       fetchWith = appOf({
         sessions: options.sessions ?? shared,
         rateLimit: options.rateLimit ?? ((limit) => stores.redisLimit(client, limit)),
@@ -236,7 +231,7 @@ export function serveTokenApp(
 }
 
 /** What of the viewer's address a configuration takes from headers any caller can write, if anything. */
-function headerTrust({ ipHeaders, trustedProxies }: TokenWorkerConfig): string | undefined {
+function headerTrust({ ipHeaders, trustedProxies }: TokenBackendConfig): string | undefined {
   if (ipHeaders !== undefined) return `trusting ${ipHeaders.join(', ')} (IP_HEADERS) from anyone`
   const ranges = trustedProxies && parseIpRanges(trustedProxies)
   if (ranges && 'ranges' in ranges && ranges.ranges.open)
@@ -271,7 +266,7 @@ function scaledOut(instances: number): boolean {
 }
 
 /** Whether the app keeps anything per process that several instances would need to share. */
-function holdsState({ session, rateLimit }: TokenWorkerConfig): boolean {
+function holdsState({ session, rateLimit }: TokenBackendConfig): boolean {
   return session !== undefined || rateLimit.requests !== undefined
 }
 

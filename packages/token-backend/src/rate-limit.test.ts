@@ -32,9 +32,9 @@ describe('memoryLimit', () => {
 
 describe('viewerKey', () => {
   it('counts by JWT subject when there is one, else by address, IPv6 by /64', () => {
-    expect(viewerKey({ sub: 'user-42' }, '203.0.113.7')).toBe('sub:user-42')
-    expect(viewerKey({ sub: '' }, '203.0.113.7')).toBe('net:203.0.113.7')
-    expect(viewerKey({ sub: 42 }, '203.0.113.7')).toBe('net:203.0.113.7')
+    expect(viewerKey('user-42', '203.0.113.7')).toBe('sub:user-42')
+    expect(viewerKey('', '203.0.113.7')).toBe('net:203.0.113.7')
+    expect(viewerKey(undefined, '203.0.113.7')).toBe('net:203.0.113.7')
     expect(viewerKey(undefined, '2001:db8:1:2::99')).toBe('net:2001:db8:1:2::/64')
   })
 })

@@ -88,13 +88,12 @@ export function memoryLimit(
  *
  * @example
  * ```ts
- * viewerKey({ sub: 'user-42' }, '203.0.113.7')   // 'sub:user-42'
- * viewerKey(undefined, '2001:db8:1:2::99')       // 'net:2001:db8:1:2::/64'
+ * viewerKey('user-42', '203.0.113.7')          // 'sub:user-42'
+ * viewerKey(undefined, '2001:db8:1:2::99')     // 'net:2001:db8:1:2::/64'
  * ```
  */
-export function viewerKey(payload: unknown, clientIp: string): string {
-  const sub = (payload as { sub?: unknown } | undefined)?.sub
-  if (typeof sub === 'string' && sub !== '') return `sub:${sub}`
+export function viewerKey(subject: string | undefined, clientIp: string): string {
+  if (subject !== undefined && subject !== '') return `sub:${subject}`
   return `net:${viewerNetwork(clientIp) ?? clientIp}`
 }
 
@@ -103,7 +102,7 @@ export function viewerKey(payload: unknown, clientIp: string): string {
  *
  * @example
  * ```ts
- * await enforceLimit(limit, viewerKey(c.get('jwtPayload'), clientIp))
+ * await enforceLimit(limit, viewerKey(subject, clientIp))
  * ```
  */
 export async function enforceLimit(limit: ViewerLimit, key: string): Promise<void> {

@@ -1,11 +1,11 @@
 import type { Env } from 'hono'
 import type { RequestIdVariables } from 'hono/request-id'
-import type { TokenWorkerConfig, TokenWorkerEnv } from './config.ts'
+import type { TokenBackendConfig, TokenBackendEnv } from './config.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import type { SessionRegistryNamespace } from './session/durable-session-store.ts'
 
 /** The bindings the token app reads when they are there: its variables, and two Workers bindings. */
-export type TokenAppBindings = TokenWorkerEnv & {
+export type TokenAppBindings = TokenBackendEnv & {
   /** Workers Rate Limiting binding (`ratelimits` in wrangler.jsonc); optional. */
   TOKEN_RATE_LIMITER?: RateLimiter
   /** The `SessionRegistry` Durable Object namespace (sessions' deny list); optional. */
@@ -15,7 +15,7 @@ export type TokenAppBindings = TokenWorkerEnv & {
 /** The per-request variables the token app sets. */
 export type TokenAppVariables = RequestIdVariables & {
   /** The validated configuration serving this request (named so as not to clash with yours). */
-  tokenConfig: TokenWorkerConfig
+  tokenConfig: TokenBackendConfig
   /** The viewer JWT's payload once `AUTH_MODE=jwt` verified it. */
   jwtPayload: unknown
 }

@@ -7,7 +7,7 @@ import {
   unmappedIp,
 } from '@proj/signing'
 import type { Context } from 'hono'
-import type { TokenWorkerConfig } from './config.ts'
+import type { TokenBackendConfig } from './config.ts'
 import type { TokenAppEnv } from './types.ts'
 
 /**
@@ -66,8 +66,8 @@ export const runtimeConnectionAddress: ConnectionAddress = (c) => {
  */
 export function viewerAddresses(connection: ConnectionAddress = runtimeConnectionAddress) {
   // parsed once per configuration (validated already: only ranges get here)
-  const proxiesOf = new WeakMap<TokenWorkerConfig, IpRanges>()
-  const trustedOf = (config: TokenWorkerConfig, list: readonly string[]) => {
+  const proxiesOf = new WeakMap<TokenBackendConfig, IpRanges>()
+  const trustedOf = (config: TokenBackendConfig, list: readonly string[]) => {
     let ranges = proxiesOf.get(config)
     if (ranges === undefined) {
       const parsed = parseIpRanges(list)

@@ -3,7 +3,7 @@ import { FALLBACK_CLIENT_IP, normalizeIp, VIDEO_SLUG_PATTERN } from '@proj/signi
 import type { Context } from 'hono'
 import * as v from 'valibot'
 import { type Authorizer, authorizerFor } from './authorize.ts'
-import type { TokenWorkerConfig } from './config.ts'
+import type { TokenBackendConfig } from './config.ts'
 import { fail } from './errors.ts'
 import {
   bindingLimit,
@@ -71,10 +71,10 @@ export const validateViewerQuery = sValidator('query', viewerQuery, (result) => 
  * ```
  */
 export function viewerLimits(now: () => number, shared?: (config: RateLimitConfig) => ViewerLimit) {
-  const limits = new WeakMap<TokenWorkerConfig, ViewerLimit>()
+  const limits = new WeakMap<TokenBackendConfig, ViewerLimit>()
   return (
     binding: TokenAppEnv['Bindings']['TOKEN_RATE_LIMITER'],
-    config: TokenWorkerConfig,
+    config: TokenBackendConfig,
   ): ViewerLimit | undefined => {
     const { requests, periodSeconds } = config.rateLimit
     if (binding) return bindingLimit(binding, periodSeconds)
@@ -98,34 +98,47 @@ export interface AdmissionRules {
   viewerAddress: ViewerAddress
 }
 
+/** Who asks, once admitted: read once per request, used by the record, the audit and the limit. */
+export interface Viewer {
+  /** The caller's own address (the connection's, or what the trusted proxies or headers say). */
+  address: string
+  /** The address the IP-bound token is signed for: `client_ip` when given, else {@link address}. */
+  clientIp: string
+  /** The viewer JWT's `sub` when the request was authenticated with one (non-empty), else `undefined`. */
+  subject: string | undefined
+}
+
 /**
  * The checks every signing request passes, in order: authorization (401/403), then the
- * per-viewer rate limit (429 with `Retry-After`). Returns the viewer's address: `client_ip` when
- * given (a backend asking for its viewer), else {@link AdmissionRules.viewerAddress}'s.
+ * per-viewer rate limit (429 with `Retry-After`), counted by the subject when there is one, else
+ * by the caller's network. Returns the {@link Viewer}.
  *
  * @example
  * ```ts
- * const clientIp = await admitViewer(c, c.req.valid('query'), { authorize, limitFor, viewerAddress })
+ * const { clientIp, subject } = await admitViewer(c, c.req.valid('query'), { authorize, limitFor, viewerAddress })
  * ```
  */
 export async function admitViewer(
   c: Context<TokenAppEnv>,
   query: ViewerQuery,
   { authorize, limitFor, viewerAddress }: AdmissionRules,
-): Promise<string> {
+): Promise<Viewer> {
   const config = c.get('tokenConfig')
   const decision = await (authorize ?? authorizerFor(config.auth))(c, query.video)
   if (!decision.allow) fail(decision.status, decision.reason)
-  const caller = viewerAddress(c)
-  // validated by the query schema: a valid address, printed as the CDN will see it
-  const clientIp = query.client_ip === undefined ? caller : (normalizeIp(query.client_ip) ?? caller)
+  const address = viewerAddress(c)
+  const sub = (c.get('jwtPayload') as { sub?: unknown } | undefined)?.sub
+  const subject = typeof sub === 'string' && sub !== '' ? sub : undefined
   const limit = limitFor(c.env?.TOKEN_RATE_LIMITER, config)
   if (limit) {
     // counted by who is asking (client_ip is chosen by the caller, so it never decides)
-    const viewer = viewerKey(c.get('jwtPayload'), caller)
+    const viewer = viewerKey(subject, address)
     // one who cannot be told apart (no subject, no address) would share a single count with
     // everyone such: not limited
     if (viewer !== `net:${FALLBACK_CLIENT_IP}`) await enforceLimit(limit, viewer)
   }
-  return clientIp
+  // validated by the query schema: a valid address, printed as the CDN will see it
+  const clientIp =
+    query.client_ip === undefined ? address : (normalizeIp(query.client_ip) ?? address)
+  return { address, clientIp, subject }
 }

@@ -58,7 +58,7 @@ return 1
  * import { connectRedis, redisSessionStore } from '@proj/token-backend/redis'
  *
  * const client = await connectRedis('redis://127.0.0.1:6379')
- * const app = createTokenApp({ sessions: cachedSessionStore(redisSessionStore(client), 1000) })
+ * const app = createTokenApp({ sessions: cachedSessionStore(redisSessionStore(client)) })
  * ```
  */
 export function redisSessionStore(

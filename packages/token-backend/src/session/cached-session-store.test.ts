@@ -10,7 +10,7 @@ import {
 } from './session-store.ts'
 
 /** A memory store that can be switched off, throwing `failure` then; a clock the test moves. */
-function setup(failure: () => Error = () => new StoreUnavailableError('down')) {
+function setup(failure: () => Error = () => new StoreUnavailableError('down'), capacity?: number) {
   let clock = NOW_MS
   const memory = memorySessionStore({}, () => clock)
   const state = { available: true, calls: 0 }
@@ -26,7 +26,7 @@ function setup(failure: () => Error = () => new StoreUnavailableError('down')) {
     revokeSession: guard(memory.revokeSession),
     revokeViewer: guard(memory.revokeViewer),
   }
-  const store = cachedSessionStore(inner, 1000, () => clock)
+  const store = cachedSessionStore(inner, { ttlMs: 1000, now: () => clock, capacity })
   return {
     store,
     memory,
@@ -134,6 +134,7 @@ describe('cachedSessionStore under concurrent requests', () => {
           return answer
         },
       },
+      // the positional form (deprecated) still reads the same
       1000,
       () => NOW_MS,
     )
@@ -145,5 +146,31 @@ describe('cachedSessionStore under concurrent requests', () => {
     expect(await before).toBe(false)
     // ...and that late "not revoked" was not cached over the revocation
     expect(await store.isRevoked(session('a'))).toBe(true)
+  })
+})
+
+describe('cachedSessionStore at capacity', () => {
+  it('keeps the most recently used answers: one drops, the others are not asked again', async () => {
+    const { store, state } = setup(undefined, 3)
+    for (const sid of ['s1', 's2', 's3']) await store.isRevoked(session(sid))
+    await store.isRevoked(session('s1')) // s1 is used again: s2 is now the least recent
+    expect(state.calls).toBe(3)
+    await store.isRevoked(session('s4'))
+    expect(state.calls).toBe(4)
+    // a clear-all would send every one of them to the store again
+    for (const sid of ['s1', 's3', 's4']) await store.isRevoked(session(sid))
+    expect(state.calls).toBe(4)
+    await store.isRevoked(session('s2'))
+    expect(state.calls).toBe(5)
+  })
+
+  it('keeps admitted networks the same way', async () => {
+    const { store, state } = setup(undefined, 2)
+    const s = session('n')
+    for (const network of ['a', 'b', 'c']) await store.admitNetwork(s, network, 8)
+    expect(state.calls).toBe(3)
+    await store.admitNetwork(s, 'b', 8)
+    await store.admitNetwork(s, 'c', 8)
+    expect(state.calls).toBe(3)
   })
 })

@@ -1,8 +1,9 @@
 import { findTokenPair, verifyToken } from '@proj/signing'
 import { describe, expect, it, vi } from 'vitest'
 import { NOW_MS, NOW_S, testEnv } from '../../test/helpers.ts'
+import { playlistText } from '../../test/playlist-text.ts'
 import { createTokenApp } from '../app.ts'
-import { CDN_HEALTH_DEFAULTS } from './cdn-health.ts'
+import { CDN_HEALTH_DEFAULTS, type CdnHealthEntry } from './cdn-health.ts'
 import { memoryPlaylists } from './playlist-cache.ts'
 
 const ADMIN = 'test-admin-token-of-32-characters-ok'
@@ -106,7 +107,7 @@ const ownTokensOnly = (log: ReturnType<typeof twoCdns>['log']) =>
 describe('sessions with several CDNs', () => {
   for (const fault of ['403', '503', 'hang'] as const)
     it(`moves a session to the next CDN when the serving one fails (${fault}), and back after its cooldown`, async () => {
-      const { faults, log, session, leafHost, serving, advance } = setup()
+      const { faults, log, session, leafHost, serving, advance, admin } = setup()
       const path = await session()
       expect(await leafHost(path)).toBe('cdn.test')
       faults['cdn.test'] = fault
@@ -114,6 +115,18 @@ describe('sessions with several CDNs', () => {
       // the leaf that finds A failing (its probe is waited for) already goes to B
       expect(await leafHost(path)).toBe('cdn-b.test')
       expect(await serving()).toBe('b')
+      // the operator's view says why, in the words the player core uses, and the status
+      const view = await (await admin('/cdns')).json<{ cdns: CdnHealthEntry[] }>()
+      expect(view.cdns[0]).toEqual({
+        id: 'primary',
+        state: 'failed',
+        ...{
+          '403': { failure: 'refused', status: 403 },
+          '503': { failure: 'server-error', status: 503 },
+          hang: { failure: 'timeout' },
+        }[fault],
+        failed_at: expect.any(Number),
+      })
       // A keeps failing: probes while sessions play do not bring it back
       const probesOfA = () => log.filter((entry) => entry.host === 'cdn.test').length
       for (let second = 0; second < 15; second++) {
@@ -156,7 +169,7 @@ describe('sessions with several CDNs', () => {
     faults['cdn.test'] = '403'
     const res = await request(`${path}v0/index.m3u8`)
     expect(res.status).toBe(200)
-    expect(await res.text()).toContain('seg_0.ts')
+    expect(await playlistText(res)).toContain('seg_0.ts')
     expect(log.map((entry) => entry.host)).toEqual(['cdn.test', 'cdn-b.test'])
     expect(await serving()).toBe('b')
   })

@@ -16,12 +16,19 @@ describe('CdnHealth', () => {
   it('serves the preferred CDN, and the next one while it has failed', () => {
     const { health } = setup()
     expect(health.serving()).toBe('primary')
-    health.failed('primary', '503')
+    health.failed('primary', { failure: 'server-error', status: 503 })
     expect(health.serving()).toBe('b')
-    health.failed('b', 'timeout')
+    health.failed('b', { failure: 'timeout' })
     expect(health.serving()).toBe('c')
     expect(health.view()).toEqual([
-      { id: 'primary', state: 'failed', failure: '503', failed_at: 1_000_000 },
+      // the words the player core uses too, and the status the CDN answered
+      {
+        id: 'primary',
+        state: 'failed',
+        failure: 'server-error',
+        status: 503,
+        failed_at: 1_000_000,
+      },
       { id: 'b', state: 'failed', failure: 'timeout', failed_at: 1_000_000 },
       { id: 'c', state: 'healthy' },
     ])
@@ -29,7 +36,7 @@ describe('CdnHealth', () => {
 
   it('takes a failed CDN back only after its cooldown and two good probes in a row', () => {
     const { health, advance } = setup()
-    health.failed('primary', '403')
+    health.failed('primary', { failure: 'refused', status: 403 })
     health.probed('primary', undefined)
     health.probed('primary', undefined)
     // good probes within the cooldown do not end it
@@ -41,10 +48,10 @@ describe('CdnHealth', () => {
 
   it('starts the cooldown again at every failure, and counts good probes from the last one', () => {
     const { health, advance } = setup()
-    health.failed('primary', '503')
+    health.failed('primary', { failure: 'server-error', status: 503 })
     advance(CDN_HEALTH_DEFAULTS.cooldownMs)
     health.probed('primary', undefined)
-    health.probed('primary', '503')
+    health.probed('primary', { failure: 'server-error', status: 503 })
     health.probed('primary', undefined)
     advance(CDN_HEALTH_DEFAULTS.cooldownMs)
     // one good probe since the last failure: not yet
@@ -55,8 +62,8 @@ describe('CdnHealth', () => {
 
   it('when every CDN failed, serves the preferred one (it may be back first)', () => {
     const { health } = setup(['primary', 'b'])
-    health.failed('primary', '503')
-    health.failed('b', '503')
+    health.failed('primary', { failure: 'server-error', status: 503 })
+    health.failed('b', { failure: 'server-error', status: 503 })
     expect(health.serving()).toBe('primary')
   })
 
@@ -84,15 +91,20 @@ describe('CdnHealth', () => {
     expect(health.claimProbe('primary')).toBe(false)
     health.probed('primary', undefined)
     expect(health.claimProbe('primary')).toBe(true)
-    health.probed('primary', 'timeout')
+    health.probed('primary', { failure: 'timeout' })
     expect(health.claimProbe('primary')).toBe(false)
     expect(health.claimProbe('b')).toBe(true)
     expect(health.serving()).toBe('b')
   })
 
+  it('never probes one CDN alone: there is nowhere else to go', () => {
+    const { health } = setup(['primary'])
+    expect(health.claimProbe('primary')).toBe(false)
+  })
+
   it('refuses a CDN it does not know', () => {
     const { health } = setup()
     expect(health.has('x')).toBe(false)
-    expect(() => health.failed('x', '503')).toThrow(RangeError)
+    expect(() => health.failed('x', { failure: 'server-error', status: 503 })).toThrow(RangeError)
   })
 })

@@ -1,3 +1,11 @@
+import type { CdnFailure } from '@proj/signing'
+
+/** Why a CDN failed a request the backend signed itself, and the status when it answered one. */
+export interface CdnFault {
+  failure: CdnFailure
+  status?: number | undefined
+}
+
 /** How the session lane judges its CDNs. Defaults: {@link CDN_HEALTH_DEFAULTS}. */
 export interface CdnHealthPolicy {
   /** Each CDN is probed at most this often, and only while sessions ask for files (ms). */
@@ -32,8 +40,13 @@ export interface CdnHealthEntry {
   id: string
   /** `failed`: refused, answered 5xx or hung; `drained`: taken out by the operator. */
   state: 'healthy' | 'failed' | 'drained'
-  /** What the last failure was (`403`, `503`, `timeout`, `network`), while failed. */
-  failure?: string
+  /**
+   * Why it last failed, while failed: the words the player core uses too (`@proj/signing`'s
+   * `CdnFailure`: `refused`, `server-error`, `network`, `timeout`).
+   */
+  failure?: CdnFailure
+  /** The status the CDN answered with that failure (a refusal, a 5xx), while failed. */
+  status?: number
   /** Unix ms of the last failure, while failed. */
   failed_at?: number
 }
@@ -42,7 +55,7 @@ interface CdnState {
   drained: boolean
   /** Unix ms of the last failure; `undefined` while healthy. */
   failedAt: number | undefined
-  failure: string
+  fault: CdnFault
   /** Good probes since the last failure. */
   goodInARow: number
   lastProbeAt: number
@@ -59,7 +72,7 @@ interface CdnState {
  * @example
  * ```ts
  * const health = new CdnHealth(['primary', 'b'], CDN_HEALTH_DEFAULTS, Date.now)
- * health.failed('primary', '503')
+ * health.failed('primary', { failure: 'server-error', status: 503 })
  * health.serving() // 'b'
  * ```
  */
@@ -78,7 +91,7 @@ export class CdnHealth {
       this.#states.set(id, {
         drained: false,
         failedAt: undefined,
-        failure: '',
+        fault: { failure: 'network' },
         goodInARow: 0,
         lastProbeAt: Number.NEGATIVE_INFINITY,
         probing: false,
@@ -105,16 +118,18 @@ export class CdnHealth {
    * drained, the preferred one.
    */
   serving(): string {
+    // one CDN (a list of one): nothing to choose, nothing to allocate per leaf
+    if (this.#order.length === 1) return this.#order[0] as string
     const live = this.#order.filter((id) => !this.#state(id).drained)
     const first = live[0] ?? (this.#order[0] as string)
     return live.find((id) => this.#healthy(this.#state(id))) ?? first
   }
 
-  /** The CDN `id` failed (`failure`: the status, `timeout` or `network`). */
-  failed(id: string, failure: string): void {
+  /** The CDN `id` failed: why, and the status it answered when it answered one. */
+  failed(id: string, fault: CdnFault): void {
     const state = this.#state(id)
     state.failedAt = this.#now()
-    state.failure = failure
+    state.fault = fault
     state.goodInARow = 0
   }
 
@@ -125,23 +140,25 @@ export class CdnHealth {
   }
 
   /**
-   * Whether `id` is due for a probe (none in flight, none within `probeIntervalMs`); when it
-   * is, the probe counts as started: call {@link probed} when it ends.
+   * Whether `id` is due for a probe (none in flight, none within `probeIntervalMs`, and another
+   * CDN to move to: one CDN alone is never probed); when it is, the probe counts as started:
+   * call {@link probed} when it ends.
    */
   claimProbe(id: string): boolean {
     const state = this.#state(id)
     const at = this.#now()
+    if (this.#order.length < 2) return false
     if (state.probing || at - state.lastProbeAt < this.#policy.probeIntervalMs) return false
     state.probing = true
     state.lastProbeAt = at
     return true
   }
 
-  /** The probe of `id` ended: `failure` is what went wrong, `undefined` if it succeeded. */
-  probed(id: string, failure: string | undefined): void {
+  /** The probe of `id` ended: what went wrong, `undefined` if it succeeded. */
+  probed(id: string, fault: CdnFault | undefined): void {
     this.#state(id).probing = false
-    if (failure === undefined) this.succeeded(id)
-    else this.failed(id, failure)
+    if (fault === undefined) this.succeeded(id)
+    else this.failed(id, fault)
   }
 
   /** The operator takes `id` out (`true`) or puts it back (`false`). */
@@ -165,7 +182,14 @@ export class CdnHealth {
       const state = this.#state(id)
       if (state.drained) return { id, state: 'drained' }
       if (this.#healthy(state)) return { id, state: 'healthy' }
-      return { id, state: 'failed', failure: state.failure, failed_at: state.failedAt as number }
+      const { failure, status } = state.fault
+      return {
+        id,
+        state: 'failed',
+        failure,
+        ...(status !== undefined && { status }),
+        failed_at: state.failedAt as number,
+      }
     })
   }
 }

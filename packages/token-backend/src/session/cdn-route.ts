@@ -25,9 +25,12 @@ const drainBody = v.strictObject(
  * ```
  */
 export function cdnRoute(lane: SessionLane) {
-  const cdnsOf = (config: Parameters<SessionLane['cdnsOf']>[0]) =>
-    lane.cdnsOf(config) ??
-    fail(409, 'one CDN is configured: there is nothing to switch to (set CDNS to add one)')
+  const cdnsOf = (config: Parameters<SessionLane['cdnsOf']>[0]) => {
+    const cdns = lane.cdnsOf(config)
+    if (cdns.cdns.length < 2)
+      fail(409, 'one CDN is configured: there is nothing to switch to (set CDNS to add one)')
+    return cdns
+  }
   const validBody = sValidator('json', drainBody, (result) => {
     if (!result.success) fail(400, result.error[0]?.message ?? 'invalid body')
   })

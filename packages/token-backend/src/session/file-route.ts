@@ -1,53 +1,20 @@
-import { type SigningConfig, signToken } from '@proj/signing'
+import { videoDirectory } from '@proj/signing'
 import type { Context } from 'hono'
 import { Hono } from 'hono/tiny'
 import type { SessionConfig } from '../config.ts'
-import { fail } from '../errors.ts'
 import { mountPrefix } from '../mount.ts'
 import { answerHeaders } from '../response-headers.ts'
 import type { TokenAppEnv } from '../types.ts'
+import type { CdnFault } from './cdn-health.ts'
 import { sessionNetwork } from './network.ts'
 import type { SessionCdns, SessionFileTarget } from './session-cdns.ts'
 import { SESSION_CORS, type SessionLane, sessionsOf } from './session-lane.ts'
-import { type SessionFile, sessionFile, videoDirectory } from './session-path.ts'
+import { type SessionRequest, sessionRequest } from './session-path.ts'
 import { sessionPlaylist } from './session-playlist.ts'
 import type { SessionClaims } from './session-token.ts'
 import type { PlaylistSource } from './upstream-playlists.ts'
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl'
-// the credential: three base64url parts (an empty signature is refused by the verification)
-const SESSION_PATH =
-  /^\/s\/([A-Za-z0-9_-]{1,128})\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)\/(.+)$/
-const MAX_PATH = 4096
-
-/** What a request under `/s/` asks for. */
-interface FileRequest {
-  video: string
-  credential: string
-  file: SessionFile
-  /** The query string, `?` included, or `''`. */
-  search: string
-}
-
-/**
- * Reads `/s/{video}/{credential}/{file}` from a request URL, below the `prefix` the app is
- * mounted at, refusing what could name anything outside the video (400) or is too long (414).
- * The URL is absolute and has no fragment: it is cut rather than parsed (a third of a leaf
- * redirect's cost on workerd).
- */
-function fileRequest(url: string, prefix: string): FileRequest {
-  const pathStart = url.indexOf('/', url.indexOf('://') + 3)
-  const queryStart = url.indexOf('?', pathStart)
-  const pathname = queryStart === -1 ? url.slice(pathStart) : url.slice(pathStart, queryStart)
-  if (pathname.length > MAX_PATH) fail(414, 'session path too long')
-  if (pathname.includes('%')) fail(400, 'a session path has no percent-escapes')
-  // without escapes the raw path is the one the router matched, prefix included
-  const [, video, credential, rest] = SESSION_PATH.exec(pathname.slice(prefix.length)) ?? []
-  const file = rest === undefined ? undefined : sessionFile(rest)
-  if (video === undefined || credential === undefined || file === undefined)
-    return fail(400, 'not a session file: expected /s/{video}/{session}/{file} inside the video')
-  return { video, credential, file, search: queryStart === -1 ? '' : url.slice(queryStart) }
-}
 
 /**
  * The session's claims once every check passed: signature and expiry (403/410), account and
@@ -57,7 +24,7 @@ async function admittedSession(
   c: Context<TokenAppEnv>,
   lane: SessionLane,
   session: SessionConfig,
-  { video, credential }: FileRequest,
+  { video, credential }: SessionRequest,
 ): Promise<SessionClaims> {
   const config = c.get('tokenConfig')
   const clientIp = lane.admission.viewerAddress(c)
@@ -107,17 +74,6 @@ async function admittedSession(
   return claims
 }
 
-/** Today's URL: one CDN, `secure_link` signed directly (the leaf redirect's fast path). */
-function singleCdnUrl(
-  { clientId, secretKey: secret, cdnDomain, scheme = 'https' }: SigningConfig,
-  lane: SessionLane,
-  { video, expires, rest }: SessionFileTarget,
-  directory: string,
-): string {
-  const token = signToken({ clientId, video, secret, expires }, lane.digest)
-  return `${scheme}://${cdnDomain}${directory}${token}/${expires}/${rest}`
-}
-
 /**
  * The CDNs to fetch a playlist from, the serving one first: each failure tells the health view
  * and moves to the next at once, so the viewer's playlist request is answered all the same.
@@ -135,7 +91,7 @@ async function failoverSources(
       url: (await cdns.urlFor(id, target)) + suffix,
       // the last CDN may take the usual time: there is nothing left to fall back to
       ...(index < order.length - 1 && { timeoutMs }),
-      failed: (failure: string) => cdns.health.failed(id, failure),
+      failed: (fault: CdnFault) => cdns.health.failed(id, fault),
       succeeded: () => cdns.health.succeeded(id),
     })),
   )
@@ -178,12 +134,11 @@ export function fileRoute(lane: SessionLane) {
     })
     .get('/s/*', async function sessionFileAnswer(c) {
       for (const [name, value] of Object.entries(SESSION_CORS)) c.header(name, value)
-      const session = sessionsOf(c.get('tokenConfig'))
-      const request = fileRequest(c.req.raw.url, mountPrefix(c))
-      const claims = await admittedSession(c, lane, session, request)
       const config = c.get('tokenConfig')
-      const { clientId } = config.signing
-      const directory = videoDirectory(clientId, claims.video, claims.type)
+      const session = sessionsOf(config)
+      const request = sessionRequest(c.req.raw.url, mountPrefix(c))
+      const claims = await admittedSession(c, lane, session, request)
+      const directory = videoDirectory(config.signing.clientId, claims.video, claims.type)
       // never past the session's own end: when it ends, so does what it handed out
       const expires = Math.min(
         Math.floor(lane.now() / 1000) + session.leafLifetimeSeconds,
@@ -193,21 +148,22 @@ export function fileRoute(lane: SessionLane) {
       const target = { video: claims.video, type: claims.type, expires, rest: request.file.rest }
       const { search } = request
       const leaf = request.file.kind === 'leaf'
-      if (cdns !== undefined) await lane.syncDrains(c, cdns)
+      const syncing = lane.syncDrains(c, cdns)
+      if (syncing !== undefined) await syncing
       // Several CDNs: those due for a probe are probed with this very leaf. The serving CDN's
       // probe is waited for, by this leaf and by those that come while it runs (one round trip
       // a second; a hang, the probe timeout), so that the leaves that find a failure already go
       // to the next CDN: a client that does not retry loses nothing to a refusal or a 5xx, and
-      // a hang catches only what was sent in the second before it. The others' run behind.
-      if (leaf && cdns !== undefined) {
+      // a hang catches only what was sent in the second before it. The others' run behind. One
+      // CDN is never probed: there is nowhere else to go.
+      if (leaf) {
         const { serving, others } = cdns.probeDue(target)
         if (others !== undefined) keepAlive(c, others)
         if (serving !== undefined) await serving
       }
-      const cdnUrl =
-        cdns === undefined
-          ? singleCdnUrl(config.signing, lane, target, directory)
-          : await cdns.urlFor(cdns.serving(), target)
+      const signed = cdns.urlFor(cdns.serving(), target)
+      // signed within the second already (most leaves): no await
+      const cdnUrl = typeof signed === 'string' ? signed : await signed
       if (leaf) {
         const query = search === '' ? '' : new URLSearchParams(search).toString()
         return new Response(null, {
@@ -229,14 +185,11 @@ export function fileRoute(lane: SessionLane) {
       const text = await lane.upstream.get(
         `${directory}${request.file.rest}${suffix}`,
         claims.type,
-        cdns === undefined
-          ? () => upstream
-          : () => failoverSources(cdns, target, suffix, lane.cdnTimeoutMs),
+        () => failoverSources(cdns, target, suffix, lane.cdnTimeoutMs),
       )
-      const { cdnDomain, cdnDomainIp } = config.signing
       const body = sessionPlaylist(text, {
         upstream,
-        cdnHosts: cdns?.hosts ?? [cdnDomain, cdnDomainIp],
+        cdnHosts: cdns.hosts,
         directory,
         rest: request.file.rest,
       })

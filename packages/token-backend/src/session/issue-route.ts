@@ -9,6 +9,7 @@ import { admitViewer, validateViewerQuery } from '../viewer-request.ts'
 import { sessionNetwork } from './network.ts'
 import { issuedSession } from './session-audit.ts'
 import { type SessionLane, sessionsOf } from './session-lane.ts'
+import { sessionBase, sessionUrl } from './session-path.ts'
 import { type SessionClaims, signSession } from './session-token.ts'
 
 /** `GET /session`'s answer. */
@@ -39,7 +40,7 @@ export function issueRoute({ now, audit, admission, noteRefusal }: SessionLane) 
     const nowMs = now()
     const nowSeconds = Math.floor(nowMs / 1000)
     const query = c.req.valid('query')
-    const clientIp = await admitViewer(c, query, admission).catch((error: unknown) => {
+    const viewer = await admitViewer(c, query, admission).catch((error: unknown) => {
       if (error instanceof HTTPException && [401, 403, 429].includes(error.status))
         noteRefusal(c, {
           video: query.video,
@@ -55,7 +56,7 @@ export function issueRoute({ now, audit, admission, noteRefusal }: SessionLane) 
         ? nowSeconds + session.lifetimeSeconds
         : resolveExpiry(asked, { nowSeconds, maxLifetimeSeconds: session.lifetimeSeconds })
     if (exp <= nowSeconds) fail(400, 'expire is in the past')
-    const sub = (c.get('jwtPayload') as { sub?: unknown } | undefined)?.sub
+    const { clientIp, subject } = viewer
     const net = sessionNetwork(clientIp, session.binding)
     const claims: SessionClaims = {
       cid: config.signing.clientId,
@@ -66,15 +67,15 @@ export function issueRoute({ now, audit, admission, noteRefusal }: SessionLane) 
       exp,
       bind: session.binding,
       ...(net !== undefined && { net }),
-      ...(typeof sub === 'string' && sub !== '' && { sub }),
+      ...(subject !== undefined && { sub: subject }),
     }
     const credential = await signSession(claims, session.secret)
-    // under the prefix the app is mounted at (parent.route('/video', app)): the files are there
-    const base = (session.baseUrl ?? new URL(c.req.url).origin) + mountPrefix(c)
+    // under the prefix the app is routed at (parent.route('/video', app)): the files are there
+    const base = sessionBase(c.req.url, mountPrefix(c), session.baseUrl)
     audit(JSON.stringify(issuedSession(claims, { clientIp, requestId: c.get('requestId'), nowMs })))
     return signedAnswer<SessionRecord>(
       c,
-      { session_url: `${base}/s/${query.video}/${credential}/master.m3u8`, expires: exp },
+      { session_url: sessionUrl(base, query.video, credential), expires: exp },
       nowMs,
     )
   })

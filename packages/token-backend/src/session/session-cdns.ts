@@ -1,7 +1,7 @@
-import type { StreamType } from '@proj/signing'
-import { type CdnSigners, cdnSigners } from '../cdn-record.ts'
-import type { TokenWorkerConfig } from '../config.ts'
-import { CdnHealth, type CdnHealthPolicy } from './cdn-health.ts'
+import { cdnFailureOf, type StreamType } from '@proj/signing'
+import type { CdnSigners } from '../cdn-record.ts'
+import { LruMap } from '../lru.ts'
+import { type CdnFault, CdnHealth, type CdnHealthPolicy } from './cdn-health.ts'
 
 /** One CDN a session file can be sent to. */
 export interface SessionCdn {
@@ -21,9 +21,9 @@ export interface SessionFileTarget {
 }
 
 /** The CDNs of one configuration as the session lane uses them. */
-export type SessionCdns = NonNullable<ReturnType<typeof sessionCdns>>
+export type SessionCdns = ReturnType<typeof sessionCdns>
 
-/** Signed bases kept at most (a few seconds' worth of distinct videos; then started afresh). */
+/** Signed bases kept, the most recently used (a few seconds' worth of distinct videos). */
 const SIGNED_CACHE_SIZE = 1000
 
 /** Everything before the master file of a signer's URL: the base its other files share. */
@@ -40,32 +40,21 @@ const queryOf = (url: string): string => {
 }
 
 /**
- * The session lane's view of a configuration with several CDNs (`undefined` with one: the lane
- * signs today's `secure_link` URL directly). Each file is sent to the CDN {@link CdnHealth}
- * serves now, signed by that CDN's own signer only; the URL of any other file beside the master
- * playlist is the signer's master URL with the file in place of `master.m3u8`.
+ * The session lane's view of a configuration's CDNs, one CDN being a list of one. Each file is
+ * sent to the CDN {@link CdnHealth} serves now, signed by that CDN's own signer only; the URL of
+ * any other file beside the master playlist is the signer's master URL with the file in place of
+ * `master.m3u8`, and the leaves of one video within a second share one signature.
  *
  * @example
  * ```ts
- * const cdns = sessionCdns(config, { policy: CDN_HEALTH_DEFAULTS, now: Date.now, fetcher: fetch })
- * const { cdn, url } = await cdns.urlFor(cdns.serving(), target)
+ * const cdns = sessionCdns(cdnSigners(config), { policy: CDN_HEALTH_DEFAULTS, now: Date.now, fetcher: fetch })
+ * const url = await cdns.urlFor(cdns.serving(), target)
  * ```
  */
 export function sessionCdns(
-  config: TokenWorkerConfig,
-  {
-    policy,
-    now,
-    fetcher,
-    signers = cdnSigners(config),
-  }: {
-    policy: CdnHealthPolicy
-    now: () => number
-    fetcher: typeof fetch
-    signers?: CdnSigners | undefined
-  },
+  signers: CdnSigners,
+  { policy, now, fetcher }: { policy: CdnHealthPolicy; now: () => number; fetcher: typeof fetch },
 ) {
-  if (signers === undefined || signers.byPriority.length < 2) return undefined
   const byId = new Map(signers.byPriority.map((entry) => [entry.cdn.id, entry]))
   const health = new CdnHealth([...byId.keys()], policy, now)
   const cdns: SessionCdn[] = signers.byPriority.map(({ cdn }) => ({
@@ -75,23 +64,25 @@ export function sessionCdns(
   // each CDN's probe while it runs
   const probing = new Map<string, Promise<void>>()
   // the leaves of one video asked within the same second share their signature
-  const signed = new Map<string, { base: string; query: string }>()
-  const urlFor = async (id: string, { video, type, expires, rest }: SessionFileTarget) => {
-    const key = `${id} ${type} ${expires} ${video}`
-    let found = signed.get(key)
-    if (found === undefined) {
-      const entry = byId.get(id)
-      if (entry === undefined) throw new RangeError(`no CDN ${id}`)
-      // the session lane hands out plain tokens: the client's address is not signed in
-      const pair = await entry.signer.sign({ video, type, expires, clientIp: '0.0.0.0' })
-      found = { base: baseOf(pair.url), query: queryOf(pair.url) }
-      if (signed.size >= SIGNED_CACHE_SIZE) signed.clear()
-      signed.set(key, found)
-    }
-    return found.base + rest + found.query
+  const signed = new LruMap<string, { base: string; query: string }>(SIGNED_CACHE_SIZE)
+  const signBase = async (id: string, key: string, { video, type, expires }: SessionFileTarget) => {
+    const entry = byId.get(id)
+    if (entry === undefined) throw new RangeError(`no CDN ${id}`)
+    // the session lane hands out plain tokens: the client's address is not signed in
+    const pair = await entry.signer.sign({ video, type, expires, clientIp: '0.0.0.0' })
+    const found = { base: baseOf(pair.url), query: queryOf(pair.url) }
+    signed.set(key, found)
+    return found
+  }
+  /** The URL of `target` on `id`: at once when its base was signed within the second. */
+  const urlFor = (id: string, target: SessionFileTarget): string | Promise<string> => {
+    const key = `${id} ${target.type} ${target.expires} ${target.video}`
+    const found = signed.get(key)
+    if (found !== undefined) return found.base + target.rest + found.query
+    return signBase(id, key, target).then(({ base, query }) => base + target.rest + query)
   }
   /** HEAD of `target` on `id`: `undefined` when the CDN answered as it should, else why not. */
-  const probe = async (id: string, target: SessionFileTarget): Promise<string | undefined> => {
+  const probe = async (id: string, target: SessionFileTarget): Promise<CdnFault | undefined> => {
     try {
       const response = await fetcher(await urlFor(id, target), {
         method: 'HEAD',
@@ -99,9 +90,13 @@ export function sessionCdns(
         signal: AbortSignal.timeout(policy.timeoutMs),
       })
       await response.body?.cancel()
-      return cdnFailureOf(response.status)
+      // signed just now by this lane: a refusal is the CDN's (its secret or clock), not the token's
+      const failure = cdnFailureOf(response.status, { tokenFresh: true })
+      return failure && { failure, status: response.status }
     } catch (error) {
-      return error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'network'
+      return {
+        failure: error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'network',
+      }
     }
   }
   return {
@@ -127,7 +122,7 @@ export function sessionCdns(
       const run = (id: string) => {
         if (!health.claimProbe(id)) return undefined
         const running = probe(id, target)
-          .then((failure) => health.probed(id, failure))
+          .then((fault) => health.probed(id, fault))
           .finally(() => probing.delete(id))
         probing.set(id, running)
         return running
@@ -139,18 +134,4 @@ export function sessionCdns(
       }
     },
   }
-}
-
-/**
- * Whether a CDN's answer to a URL the worker signed itself says the CDN is failing: a refusal
- * (its secret or clock is not the worker's) or a server error. A 404 is the file's, not the CDN's.
- *
- * @example
- * ```ts
- * cdnFailureOf(503) // '503'
- * cdnFailureOf(404) // undefined
- * ```
- */
-export function cdnFailureOf(status: number): string | undefined {
-  return status === 403 || status === 410 || status >= 500 ? String(status) : undefined
 }

@@ -1,22 +1,22 @@
-import type { TokenDigest } from '@proj/signing'
 import type { Context } from 'hono'
 import type { AuditSink } from '../audit-log.ts'
-import { cdnSigners } from '../cdn-record.ts'
-import type { SessionConfig, TokenWorkerConfig } from '../config.ts'
+import type { CdnSigners } from '../cdn-record.ts'
+import type { SessionConfig, TokenBackendConfig } from '../config.ts'
 import { fail } from '../errors.ts'
+import { LruMap } from '../lru.ts'
 import type { TokenAppEnv } from '../types.ts'
 import type { AdmissionRules } from '../viewer-request.ts'
+import { cachedSessionStore, REVOCATION_CACHE_MS } from './cached-session-store.ts'
 import { CDN_HEALTH_DEFAULTS, type CdnHealthPolicy } from './cdn-health.ts'
 import { durableSessionStore } from './durable-session-store.ts'
 import { cacheApiPlaylists, memoryPlaylists, type PlaylistCache } from './playlist-cache.ts'
 import { type RefusedSession, refusedSession } from './session-audit.ts'
 import { type SessionCdns, sessionCdns } from './session-cdns.ts'
-import { cachedSessionStore, memorySessionStore, type SessionStore } from './session-store.ts'
+import { memorySessionStore, type SessionStore } from './session-store.ts'
 import { verifiedSessions } from './session-token.ts'
 import { upstreamPlaylists } from './upstream-playlists.ts'
 
-/** How long this isolate trusts the store's "not revoked" (on top of the leaf lifetime). */
-export const REVOCATION_CACHE_MS = 1000
+export { REVOCATION_CACHE_MS } from './cached-session-store.ts'
 
 /** Session answers are for any page or app (the URL is the credential): CORS for every origin. */
 export const SESSION_CORS = {
@@ -29,8 +29,9 @@ export const SESSION_CORS = {
 /** What the session routes are given by `createTokenApp`. */
 export interface SessionRouteOptions extends AdmissionRules {
   now: () => number
-  digest: TokenDigest | undefined
   audit: AuditSink
+  /** Every CDN's signer of a configuration, made once per configuration (one CDN: a list of one). */
+  signersOf: (config: TokenBackendConfig) => CdnSigners
   /** The shared session state; default: the `SESSION_REGISTRY` binding, else memory. */
   store: SessionStore | undefined
   /** Upstream playlists; default: the Workers Cache API, else memory. */
@@ -55,7 +56,7 @@ export type SessionLane = ReturnType<typeof sessionLane>
  * const session = sessionsOf(c.get('tokenConfig'))
  * ```
  */
-export function sessionsOf(config: TokenWorkerConfig): SessionConfig {
+export function sessionsOf(config: TokenBackendConfig): SessionConfig {
   return config.session ?? fail(501, 'sessions are off: set SESSION_SECRET to turn them on')
 }
 
@@ -75,8 +76,8 @@ export function sessionsOf(config: TokenWorkerConfig): SessionConfig {
  */
 export function sessionLane({
   now,
-  digest,
   audit,
+  signersOf,
   store,
   playlists,
   fetcher,
@@ -87,19 +88,19 @@ export function sessionLane({
   const fetchCdn: typeof fetch = fetcher ?? ((input, init) => fetch(input, init))
   const policy = { ...CDN_HEALTH_DEFAULTS, ...cdnHealth }
   // one health view per configuration, as long as the app lives (Workers: per environment)
-  const cdnsByConfig = new WeakMap<TokenWorkerConfig, SessionCdns | undefined>()
+  const cdnsByConfig = new WeakMap<TokenBackendConfig, SessionCdns>()
   const localStore = memorySessionStore({}, now)
-  const refusals = new Set<string>()
+  // the refusals already audited, the most recent kept: a clear-all would audit every refused
+  // session again at once
+  const refusals = new LruMap<string, true>(10_000)
   const noteRefusal = (c: Context<TokenAppEnv>, line: Refusal) => {
     const key = `${line.session_id ?? line.client_ip} ${line.reason}`
-    if (refusals.has(key)) return
-    if (refusals.size >= 10_000) refusals.clear()
-    refusals.add(key)
+    if (refusals.get(key)) return
+    refusals.set(key, true)
     audit(JSON.stringify(refusedSession(line, { requestId: c.get('requestId'), nowMs: now() })))
   }
   return {
     now,
-    digest,
     audit,
     admission,
     sessions: verifiedSessions(),
@@ -112,19 +113,14 @@ export function sessionLane({
     ),
     /** How long a CDN may take to answer a playlist when another CDN could answer instead. */
     cdnTimeoutMs: policy.timeoutMs,
-    /** The CDNs sessions fail over between; `undefined` with one CDN. */
-    cdnsOf(config: TokenWorkerConfig): SessionCdns | undefined {
-      if (!cdnsByConfig.has(config))
-        cdnsByConfig.set(
-          config,
-          sessionCdns(config, {
-            policy,
-            now,
-            fetcher: fetchCdn,
-            signers: cdnSigners(config, digest),
-          }),
-        )
-      return cdnsByConfig.get(config)
+    /** The CDNs sessions are served by (one CDN: a list of one), with their health. */
+    cdnsOf(config: TokenBackendConfig): SessionCdns {
+      let cdns = cdnsByConfig.get(config)
+      if (cdns === undefined) {
+        cdns = sessionCdns(signersOf(config), { policy, now, fetcher: fetchCdn })
+        cdnsByConfig.set(config, cdns)
+      }
+      return cdns
     },
     storeOf(c: Context<TokenAppEnv>): SessionStore {
       if (store) return store
@@ -132,7 +128,10 @@ export function sessionLane({
       if (binding === undefined) return localStore
       let found = stores.get(binding)
       if (found === undefined) {
-        found = cachedSessionStore(durableSessionStore(binding), REVOCATION_CACHE_MS, now)
+        found = cachedSessionStore(durableSessionStore(binding), {
+          ttlMs: REVOCATION_CACHE_MS,
+          now,
+        })
         stores.set(binding, found)
       }
       return found
@@ -141,12 +140,17 @@ export function sessionLane({
     /**
      * Brings `cdns`' drains up to date with the store's, when the store keeps them (every
      * instance then drains alike); a store that cannot answer leaves them as they were.
+     * `undefined` when there is nothing to ask (one CDN cannot be drained: `POST /cdns/drain`
+     * answers 409; or the store keeps no drains).
      */
-    async syncDrains(c: Context<TokenAppEnv>, cdns: SessionCdns): Promise<void> {
+    syncDrains(c: Context<TokenAppEnv>, cdns: SessionCdns): Promise<void> | undefined {
+      if (cdns.cdns.length < 2) return undefined
       const shared = this.storeOf(c)
-      if (shared.drainedCdns === undefined) return
-      const drained = await shared.drainedCdns().catch(() => undefined)
-      if (drained !== undefined) cdns.health.drainOnly(drained)
+      if (shared.drainedCdns === undefined) return undefined
+      return shared.drainedCdns().then(
+        (drained) => cdns.health.drainOnly(drained),
+        () => undefined,
+      )
     },
     /** Audits the refusal (once) and throws its `{error}` answer. */
     refuse(c: Context<TokenAppEnv>, status: 403 | 410, message: string, line: Refusal): never {

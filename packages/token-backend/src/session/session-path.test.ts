@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { relativeReference, sessionFile, videoDirectory } from './session-path.ts'
+import {
+  relativeReference,
+  sessionBase,
+  sessionFile,
+  sessionRequest,
+  sessionUrl,
+} from './session-path.ts'
 
 describe('sessionFile', () => {
   it.each([
@@ -29,10 +35,56 @@ describe('sessionFile', () => {
   })
 })
 
-describe('videoDirectory', () => {
-  it('is /videos/ for VOD and /cmaf/ for live', () => {
-    expect(videoDirectory('12345', 'demo', 'vod')).toBe('/videos/12345_demo/')
-    expect(videoDirectory('12345', 'demo', 'live')).toBe('/cmaf/12345_demo/')
+describe('the session URL: built and read back in one place', () => {
+  const credential = 'eyJh.eyJj.c2ln'
+
+  it('reads back what it builds, under a prefix or at the root', () => {
+    for (const [base, prefix] of [
+      ['https://site.test', ''],
+      ['https://site.test/video', '/video'],
+    ] as const) {
+      const url = sessionUrl(base, 'demo', credential, 'v1/seg_004.ts')
+      expect(sessionRequest(`${url}?_HLS_msn=3`, prefix)).toEqual({
+        video: 'demo',
+        credential,
+        file: { rest: 'v1/seg_004.ts', kind: 'leaf' },
+        search: '?_HLS_msn=3',
+      })
+    }
+  })
+
+  it.each([
+    ['https://site.test/video/session', '/video', undefined, 'https://site.test/video'],
+    [
+      'https://internal.test/video/session',
+      '/video',
+      'https://public.test/edge',
+      'https://public.test/edge/video',
+    ],
+    // a public base that already names the mount point is not doubled
+    [
+      'https://site.test/video/session',
+      '/video',
+      'https://site.test/video',
+      'https://site.test/video',
+    ],
+    // under mount(), which hides its path from the app, the base names it
+    ['https://site.test/session', '', '/tok', 'https://site.test/tok'],
+    ['https://site.test/session', '', 'https://cdn-front.test/tok', 'https://cdn-front.test/tok'],
+  ])('from %s under %j with base %j: %s', (request, prefix, baseUrl, base) => {
+    expect(sessionBase(request, prefix, baseUrl)).toBe(base)
+  })
+
+  it('refuses what could leave the video (400) or is too long (414)', () => {
+    expect(() => sessionRequest('https://site.test/s/demo/a.b.c/..%2Fx.ts', '')).toThrow(
+      'a session path has no percent-escapes',
+    )
+    expect(() => sessionRequest('https://site.test/s/demo/not-a-credential/x.ts', '')).toThrow(
+      'not a session file',
+    )
+    expect(() => sessionRequest(`https://site.test/s/${'a'.repeat(5000)}`, '')).toThrow(
+      'session path too long',
+    )
   })
 })
 

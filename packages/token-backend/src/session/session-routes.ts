@@ -1,5 +1,4 @@
 import { Hono } from 'hono/tiny'
-import { fail } from '../errors.ts'
 import type { TokenAppEnv } from '../types.ts'
 import { cdnRoute } from './cdn-route.ts'
 import { fileRoute } from './file-route.ts'
@@ -20,7 +19,7 @@ export { REVOCATION_CACHE_MS, type SessionRouteOptions } from './session-lane.ts
  *
  * @example
  * ```ts
- * app.route('/', sessionRoutes({ now: Date.now, audit, authorize, limitFor, … }))
+ * app.route('/', sessionRoutes({ now: Date.now, audit, signersOf, authorize, limitFor, … }))
  * ```
  */
 export function sessionRoutes(options: SessionRouteOptions) {
@@ -30,8 +29,4 @@ export function sessionRoutes(options: SessionRouteOptions) {
     .route('/', revokeRoute(lane))
     .route('/', cdnRoute(lane))
     .route('/', fileRoute(lane))
-    .on(['POST', 'PUT', 'PATCH', 'DELETE'], ['/s/*', '/session'], function notAllowed(c) {
-      c.header('Allow', 'GET, HEAD, OPTIONS')
-      return fail(405, `method ${c.req.method} is not allowed: use GET`)
-    })
 }

@@ -1,6 +1,7 @@
 import { sign, verify } from 'hono/jwt'
 import * as v from 'valibot'
 import type { SessionBinding } from '../config.ts'
+import { LruMap } from '../lru.ts'
 
 /** The claims of a session credential (a JWT, HS256, signed with `SESSION_SECRET`). */
 export interface SessionClaims {
@@ -85,7 +86,8 @@ const readClaims = async (credential: string, secret: string) => {
 }
 
 /**
- * {@link verifySession} with the verified claims of recent credentials kept in memory (bounded):
+ * {@link verifySession} with the verified claims of recent credentials kept in memory (the most
+ * recently used, bounded):
  * a player asks for a segment every few seconds with the same credential, and the HMAC check
  * is most of a leaf redirect's cost. Expiry is still checked on every call.
  *
@@ -96,7 +98,8 @@ const readClaims = async (credential: string, secret: string) => {
  * ```
  */
 export function verifiedSessions(capacity = 4096) {
-  const known = new Map<string, SessionClaims>()
+  // the most recently used credentials: a playing one is never dropped for an old one
+  const known = new LruMap<string, SessionClaims>(capacity)
   return {
     async verify(
       credential: string,
@@ -109,10 +112,7 @@ export function verifiedSessions(capacity = 4096) {
       if (claims !== undefined)
         return claims.exp <= nowSeconds ? { problem: 'expired' } : { claims }
       const result = await verifySession(credential, secret, nowSeconds)
-      if ('claims' in result) {
-        if (known.size >= capacity) known.delete(known.keys().next().value as string)
-        known.set(key, result.claims)
-      }
+      if ('claims' in result) known.set(key, result.claims)
       return result
     },
   }

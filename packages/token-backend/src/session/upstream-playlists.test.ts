@@ -46,12 +46,23 @@ describe('upstreamPlaylists', () => {
     ]
     for (const [answer, expected] of cases) {
       const upstream = upstreamPlaylists(memoryPlaylists(), answer)
-      const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+      const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined)
       const outcome = await statusOf(
         upstream.get('/videos/1_demo/v0/index.m3u8', 'vod', () => 'https://cdn.test/x'),
       )
-      quiet.mockRestore()
+      // a refusal of the backend's own URL is the operator's to fix: said once, in the log
+      const advice = logged.mock.calls.map(([line]) => String(line))
+      logged.mockRestore()
       expect(outcome).toBe(expected)
+      expect(advice).toEqual(
+        expected.includes('refused')
+          ? [
+              expect.stringContaining(
+                'token-backend: the CDN answered 403 to a session playlist URL',
+              ),
+            ]
+          : [],
+      )
     }
   })
 })

@@ -1,4 +1,6 @@
+import { cdnFailureOf } from '@proj/signing'
 import { fail } from '../errors.ts'
+import type { CdnFault } from './cdn-health.ts'
 import { type PlaylistCache, playlistTtl } from './playlist-cache.ts'
 
 /** How long the worker waits for the CDN's playlist: players retry sooner than a hung fetch. */
@@ -11,8 +13,8 @@ export interface PlaylistSource {
   url: string
   /** Default {@link UPSTREAM_TIMEOUT_MS}; shorter when another CDN can answer instead. */
   timeoutMs?: number
-  /** This CDN failed the fetch: its status, `timeout` or `network`. */
-  failed?(failure: string): void
+  /** This CDN failed the fetch: why, in the words the player core uses too. */
+  failed?(fault: CdnFault): void
   /** This CDN answered the playlist. */
   succeeded?(): void
 }
@@ -25,13 +27,23 @@ interface Miss {
   status: 404 | 502 | 504
   message: string
   /** What the CDN did wrong; `undefined` for a 404, which another CDN would answer too. */
-  failure: string | undefined
+  fault: CdnFault | undefined
 }
 
-const miss = (status: 404 | 502 | 504, message: string, failure?: string): Miss => ({
+const miss = (status: 404 | 502 | 504, message: string, fault?: CdnFault): Miss => ({
   status,
   message,
-  failure,
+  fault,
+})
+
+/**
+ * A CDN's status other than 200 to a URL this backend signed just now: a refusal (its secret or
+ * clock is not ours) or a 5xx in the shared words; any other status (as a body that is no
+ * playlist) is the CDN not serving what it should: a server error too, so the next CDN is asked.
+ */
+const faultOf = (status: number): CdnFault => ({
+  failure: cdnFailureOf(status, { tokenFresh: true }) ?? 'server-error',
+  status,
 })
 
 /** A playlist as the CDN answered it. */
@@ -51,12 +63,10 @@ async function fetchPlaylist(
     response = await fetcher(url, { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
   } catch (error) {
     if (error instanceof Error && error.name === 'TimeoutError')
-      return miss(
-        504,
-        `the CDN did not answer the playlist within ${timeoutMs / 1000} s`,
-        'timeout',
-      )
-    return miss(502, 'the CDN could not be reached for the playlist', 'network')
+      return miss(504, `the CDN did not answer the playlist within ${timeoutMs / 1000} s`, {
+        failure: 'timeout',
+      })
+    return miss(502, 'the CDN could not be reached for the playlist', { failure: 'network' })
   }
   const { status } = response
   if (status !== 200) await response.body?.cancel()
@@ -65,23 +75,28 @@ async function fetchPlaylist(
   if (status === 403 || status === 410) {
     // the worker's own URL: the signing configuration does not match the CDN's
     console.error(
-      `token-worker: the CDN answered ${status} to a session playlist URL: check SECRET_KEY, CLIENT_ID and CDN_DOMAIN`,
+      `token-backend: the CDN answered ${status} to a session playlist URL: check SECRET_KEY, CLIENT_ID and CDN_DOMAIN`,
     )
     return miss(
       502,
       `the CDN refused the playlist URL signed by this worker (${status})`,
-      `${status}`,
+      faultOf(status),
     )
   }
-  if (status !== 200) return miss(502, `the CDN answered ${status} for the playlist`, `${status}`)
+  if (status !== 200)
+    return miss(502, `the CDN answered ${status} for the playlist`, faultOf(status))
   const length = Number(response.headers.get('content-length') ?? 0)
   if (length > MAX_PLAYLIST_BYTES) {
     await response.body?.cancel()
-    return miss(502, 'the playlist is larger than the worker reads', 'oversize')
+    return miss(502, 'the playlist is larger than the worker reads', { failure: 'server-error' })
   }
-  const text = await response.text()
+  // bytes, decoded here: Response.text() on a playlist's content type makes workerd warn that
+  // the body does not look like text
+  const text = new TextDecoder().decode(await response.arrayBuffer())
   if (!text.startsWith('#EXTM3U') || text.length > MAX_PLAYLIST_BYTES)
-    return miss(502, 'the CDN answered something that is not a playlist', 'not-a-playlist')
+    return miss(502, 'the CDN answered something that is not a playlist', {
+      failure: 'server-error',
+    })
   return { text, cacheControl: response.headers.get('cache-control') }
 }
 
@@ -106,7 +121,7 @@ export function upstreamPlaylists(cache: PlaylistCache, fetcher: typeof fetch = 
     given: PlaylistSources,
   ): Promise<string> => {
     const sources = typeof given === 'string' ? [{ url: given }] : given
-    let last: Miss = miss(502, 'no CDN to fetch the playlist from', 'none')
+    let last: Miss = miss(502, 'no CDN to fetch the playlist from')
     for (const source of sources) {
       const outcome = await fetchPlaylist(fetcher, key, source)
       if ('text' in outcome) {
@@ -117,8 +132,8 @@ export function upstreamPlaylists(cache: PlaylistCache, fetcher: typeof fetch = 
         return outcome.text
       }
       last = outcome
-      if (outcome.failure === undefined) break
-      source.failed?.(outcome.failure)
+      if (outcome.fault === undefined) break
+      source.failed?.(outcome.fault)
     }
     return fail(last.status, last.message)
   }

@@ -1,0 +1,42 @@
+import type { Context } from 'hono'
+import { Hono } from 'hono/tiny'
+import { fail } from './errors.ts'
+import { answerHeaders } from './response-headers.ts'
+import type { TokenAppEnv } from './types.ts'
+
+/** The methods the viewer's endpoints answer: the `Allow` of their OPTIONS and 405 answers. */
+export const VIEWER_METHODS = 'GET, HEAD, OPTIONS'
+
+/**
+ * What `OPTIONS` answers on `/token` and `/session` when it is not a CORS preflight of an allowed
+ * origin (the CORS middleware answered that one): the methods allowed, nothing else.
+ */
+function allowedMethods(c: Context<TokenAppEnv>): Response {
+  const headers = answerHeaders(c)
+  headers.allow = VIEWER_METHODS
+  return new Response(null, { status: 204, headers })
+}
+
+/** Any other method on a viewer's endpoint: 405 `{error}` with `Allow`. */
+function methodNotAllowed(c: Context<TokenAppEnv>): never {
+  c.header('Allow', VIEWER_METHODS)
+  return fail(405, `method ${c.req.method} is not allowed: use GET`)
+}
+
+/**
+ * The one guard of the viewer's endpoints (`GET /token`, `GET /session`, `GET /s/…`): `OPTIONS`
+ * says what is allowed, every other method but `GET`/`HEAD` is a 405. Routed after the `GET`
+ * routes (and the session files' own CORS preflight), which answer first.
+ *
+ * @example
+ * ```ts
+ * app.route('/', tokenRoute(options)).route('/', sessionRoutes(options)).route('/', readOnlyRoutes())
+ * ```
+ */
+export function readOnlyRoutes() {
+  return new Hono<TokenAppEnv>()
+    .on('OPTIONS', ['/token', '/session'], allowedMethods)
+    .all('/token', methodNotAllowed)
+    .all('/session', methodNotAllowed)
+    .all('/s/*', methodNotAllowed)
+}
