@@ -186,7 +186,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    * ```
    */
   cdnFailureOf(url: string, status: number): CdnFailure | undefined {
-    return this.#cdns.failureOf(url, status, this.serverNow())
+    return this.#cdns.lane?.failureOf(url, status, this.#attempts.fresh(url))
   }
 
   /**
@@ -199,7 +199,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    * ```
    */
   cdnFailed(url: string, failure: CdnFailure): boolean {
-    return this.#cdns.failed(url, failure)
+    return !!this.#cdns.lane?.failedAt(url, failure)
   }
 
   /**
@@ -227,7 +227,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   rewrite(url: string): string {
     const rewritten = this.#cdns.rewrite(url)
     if (rewritten === undefined) return url
-    this.#cdns.sent(rewritten)
+    this.#cdns.lane?.sent(rewritten)
     this.#timer.demand()
     // failures are reported through onError and the error event
     this.#refreshIfStale()?.catch(() => undefined)
@@ -254,7 +254,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
       await waitAtMost(pending, maxWaitMs, timers)
     }
     const rewritten = this.#cdns.rewrite(url)
-    if (rewritten !== undefined) this.#cdns.sent(rewritten)
+    if (rewritten !== undefined) this.#cdns.lane?.sent(rewritten)
     return rewritten ?? url
   }
 
