@@ -60,7 +60,8 @@ export function eventsOnDemand<E>(load: () => Promise<EventHandler<E>>): Deferre
     if (stopped) return
     if (handler) return handler.handle(event)
     if (!kept && !starts) return
-    ;(kept ??= []).push(event)
+    kept ??= []
+    kept.push(event)
     need().then(
       (loaded) => {
         // the first of the calls waiting for this import hands over what was kept
