@@ -3,8 +3,12 @@ import type { ErrorData, default as Hls } from 'hls.js'
 import type { HlsClass } from './hls-class.ts'
 import type { ReviveOptions } from './revive.ts'
 
-/** What the code after a failure hears: an error of hls.js, or the refresher's `error` or `tokenrefreshed`. */
-export type FailureEvent = ErrorData | Event
+/**
+ * What the code after a failure hears: an error of hls.js, or an `error` or `tokenrefreshed`
+ * event of the refresher with whether the token had expired then (the handler may hear of it
+ * later, once its module is in).
+ */
+export type FailureEvent = ErrorData | { refresherEvent: Event; expired: boolean }
 
 /**
  * Watches `hls` and `refresher` for what runs only after something went wrong: a CDN that
@@ -36,7 +40,8 @@ export function watchFailures(
   )
   const onHlsError = (_: unknown, data: ErrorData) =>
     events(data, data.fatal || isTokenRefusal(data.response?.code))
-  const onRefresher = (event: Event) => events(event, event.type === 'error')
+  const onRefresher = (event: Event) =>
+    events({ refresherEvent: event, expired: refresher.expired }, event.type === 'error')
   hls.on(Hls.Events.ERROR, onHlsError)
   refresher.addEventListener('error', onRefresher)
   refresher.addEventListener('tokenrefreshed', onRefresher)

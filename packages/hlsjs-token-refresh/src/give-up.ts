@@ -23,7 +23,7 @@ import type { HlsClass } from './hls-class.ts'
  * ```ts
  * const giveUp = failOnTokenRejection(Hls, hls, refresh.refresher)
  * hls.on(Hls.Events.ERROR, (_, data) => giveUp.handle(data))
- * refresh.refresher.addEventListener('error', (event) => giveUp.handle(event))
+ * refresher.addEventListener('error', (event) => giveUp.handle({ refresherEvent: event, expired: refresher.expired }))
  * ```
  */
 export function failOnTokenRejection(
@@ -63,9 +63,9 @@ export function failOnTokenRejection(
     queueMicrotask(() => fail(error))
   }
   return {
-    handle(event) {
-      if (!(event instanceof Event)) onHlsError(event)
-      else if (event.type === 'error') onRefresherError(event)
+    handle(news) {
+      if (!('refresherEvent' in news)) onHlsError(news)
+      else if (news.refresherEvent.type === 'error') onRefresherError(news.refresherEvent)
     },
     stop() {
       stopped = true

@@ -70,8 +70,8 @@ export function outageRevival(
     if (!refresher.expired) revive()
   }
   // a failed refresh while the token is expired: media requests cannot succeed until a new one
-  const onRefreshFailed = () => {
-    if (refresher.expired) outage = true
+  const onRefreshFailed = (expired: boolean) => {
+    if (expired) outage = true
   }
   const onRefreshed = () => {
     if (gaveUp) return revive()
@@ -85,10 +85,10 @@ export function outageRevival(
     }, checkAfterMs)
   }
   return {
-    handle(event) {
-      if (!(event instanceof Event)) onError(event)
-      else if (event.type === 'error') onRefreshFailed()
-      else if (event.type === 'tokenrefreshed') onRefreshed()
+    handle(news) {
+      if (!('refresherEvent' in news)) onError(news)
+      else if (news.refresherEvent.type === 'error') onRefreshFailed(news.expired)
+      else onRefreshed()
     },
     stop() {
       stopped = true
