@@ -117,6 +117,14 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     return this.#cdns.lane ? (this.#cdns.rewrite(url) ?? url) : url
   }
 
+  /**
+   * The current token of the CDN in use (`token_ip` when `ipBound`): what the video's requests
+   * carry now.
+   */
+  get token(): string {
+    return this.#cdns.tokenOf(this.activeCdn)
+  }
+
   /** Whether URLs are moved onto `url_ip`/`token_ip` (the `ipBound` option). */
   get ipBound(): boolean {
     return this.#settings.ipBound
@@ -355,7 +363,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   /** A new record comes in (fetched or from a peer): hold it, announce it, plan the next. */
   #receive(record: TokenRecord): void {
     const { clock, onTokenRefreshed } = this.#settings
-    this.#rejections.replaced(this.#cdns.tokenOf(this.#cdns.lane?.active), clock.now())
+    this.#rejections.replaced(this.token, clock.now())
     this.#record = record
     void this.#cdns.follow(record)
     this.#offset = clockOffset(record, clock, this.#offset)
