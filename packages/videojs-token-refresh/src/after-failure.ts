@@ -4,7 +4,6 @@
 import type { EventHandler, TokenRefresher } from '@proj/token-refresh'
 import type { FailureEvent } from './failure-watch.ts'
 import { type FailingPlayer, failOnTokenRejection } from './give-up.ts'
-import { HLS_TYPE } from './plugin.ts'
 import { type RevivablePlayer, type ReviveOptions, reviveAfterOutage } from './revive.ts'
 
 /**
@@ -14,17 +13,17 @@ import { type RevivablePlayer, type ReviveOptions, reviveAfterOutage } from './r
  * @example
  * ```ts
  * const { afterFailure } = await import('./after-failure.ts')
- * const handler = afterFailure(player, refresher, onError)
+ * const handler = afterFailure(player, refresher, onError, { type: 'application/x-mpegURL' })
  * ```
  */
 export function afterFailure(
   player: RevivablePlayer & FailingPlayer,
   refresher: TokenRefresher,
   onError?: (error: unknown) => void,
-  revive?: Omit<ReviveOptions, 'type'>,
+  revive: ReviveOptions,
 ): EventHandler<FailureEvent> {
   const handlers = [
-    reviveAfterOutage(player, refresher, { ...revive, type: HLS_TYPE }),
+    reviveAfterOutage(player, refresher, revive),
     failOnTokenRejection(player, refresher, onError),
   ]
   return {

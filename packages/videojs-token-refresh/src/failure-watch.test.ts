@@ -49,7 +49,7 @@ describe('what runs after a failure, loaded on demand', () => {
     const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
     const { player, errors } = fakePlayer()
     const onError = vi.fn()
-    const watch = watchFailures(player, refresher, onError)
+    const watch = watchFailures(player, refresher, onError, { type: 'application/x-mpegURL' })
     const segment = (token: string) =>
       `https://cdn.test/videos/12345_demo/${token}/${refresher.record.expires}/v0/seg_001.ts`
     // playing well across two refreshes: nothing to load

@@ -1,6 +1,6 @@
 import { eventsOnDemand, isTokenRefusal, type TokenRefresher } from '@proj/token-refresh'
 import type { FailingPlayer } from './give-up.ts'
-import type { RevivablePlayer } from './revive.ts'
+import type { RevivablePlayer, ReviveOptions } from './revive.ts'
 import type { ResponseObserver } from './vhs-hooks.ts'
 
 /**
@@ -36,15 +36,15 @@ const EVENTS = ['error', 'tokenrefreshed', 'cdnchange']
  *
  * @example
  * ```ts
- * const watch = watchFailures(player, refresher, options.onError)
+ * const watch = watchFailures(player, refresher, options.onError, { type: 'application/x-mpegURL' })
  * installVhsHooks(vhs.xhr, () => refresher, watch.observe)
  * ```
  */
 export function watchFailures(
   player: RevivablePlayer & FailingPlayer,
   refresher: TokenRefresher,
-  onError?: (error: unknown) => void,
-  revive?: { checkAfterMs?: number; timers?: { set(callback: () => void, ms: number): unknown } },
+  onError: ((error: unknown) => void) | undefined,
+  revive: ReviveOptions,
 ): FailureWatch {
   const events = eventsOnDemand<FailureEvent>(() =>
     import('./after-failure.ts').then(({ afterFailure }) =>

@@ -134,6 +134,7 @@ export class TokenRefreshPlugin extends Plugin {
         this.player as unknown as RevivablePlayer & FailingPlayer,
         refresher,
         options.onError,
+        { type: HLS_TYPE },
       )
       if (play || !this.player.currentSrc()) this.player.src({ src: refresher.url, type: HLS_TYPE })
       return refresher

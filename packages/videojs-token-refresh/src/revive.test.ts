@@ -58,7 +58,10 @@ const outage = async (player: RevivablePlayer & FailingPlayer) => {
   const time = fakeTime()
   const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
   const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
-  watchFailures(player, refresher, undefined, { timers: time.timers })
+  watchFailures(player, refresher, undefined, {
+    type: 'application/x-mpegURL',
+    timers: time.timers,
+  })
   backend.fail(100)
   await time.advance(30_000)
   await vi.dynamicImportSettled()
@@ -104,7 +107,10 @@ describe('the outage revival (video.js), loaded with the first failure', () => {
     const backend = fakeTokenBackend({ clock: time.clock })
     const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
     const { player, calls } = fakePlayer()
-    watchFailures(player, refresher, undefined, { timers: time.timers })
+    watchFailures(player, refresher, undefined, {
+      type: 'application/x-mpegURL',
+      timers: time.timers,
+    })
     backend.fail(1) // one failure inside the lead window: not an outage
     await time.advance(40_000)
     expect(calls).toEqual([])
