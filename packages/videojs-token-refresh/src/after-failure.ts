@@ -19,7 +19,7 @@ import { type RevivablePlayer, type ReviveOptions, reviveAfterOutage } from './r
 export function afterFailure(
   player: RevivablePlayer & FailingPlayer,
   refresher: TokenRefresher,
-  onError?: (error: unknown) => void,
+  onError: ((error: unknown) => void) | undefined,
   revive: ReviveOptions,
 ): EventHandler<FailureEvent> {
   const handlers = [
