@@ -6,16 +6,11 @@ import { watchFailures } from './failure-watch.ts'
 
 // The module after a failure arrives late (a slow network): its import waits here until the test
 // opens the gate. What happened meanwhile is handed to it as it was.
-const module = vi.hoisted(() => {
-  const state = { loads: 0, gate: Promise.resolve(), open: () => undefined as unknown }
-  state.gate = new Promise<void>((resolve) => {
-    state.open = resolve
-  })
-  return state
-})
+const module = await vi.hoisted(async () =>
+  (await import('@proj/token-refresh/testing')).heldImport(),
+)
 vi.mock('./after-failure.ts', async (importOriginal) => {
-  module.loads++
-  await module.gate
+  await module.arrival()
   return importOriginal()
 })
 

@@ -8,16 +8,11 @@ import type { RevivablePlayer } from './revive.ts'
 // What runs only after a failure (the give-up, the outage revival) is a module of its own,
 // imported with the first failure: counted here through a mock, whose import waits until the
 // test opens the gate (a slow network), so what happens meanwhile reaches it late.
-const module = vi.hoisted(() => {
-  const state = { loads: 0, gate: Promise.resolve(), open: () => undefined as unknown }
-  state.gate = new Promise<void>((resolve) => {
-    state.open = resolve
-  })
-  return state
-})
+const module = await vi.hoisted(async () =>
+  (await import('@proj/token-refresh/testing')).heldImport(),
+)
 vi.mock('./after-failure.ts', async (importOriginal) => {
-  module.loads++
-  await module.gate
+  await module.arrival()
   return importOriginal()
 })
 
