@@ -117,10 +117,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     return this.#cdns.lane ? (this.#cdns.rewrite(url) ?? url) : url
   }
 
-  /**
-   * The current token of the CDN in use (`token_ip` when `ipBound`): what the video's requests
-   * carry now.
-   */
+  /** The current token of the CDN in use (`token_ip` when `ipBound`): what requests carry now. */
   get token(): string {
     return this.#cdns.tokenOf(this.activeCdn)
   }
