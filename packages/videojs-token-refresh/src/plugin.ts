@@ -80,7 +80,7 @@ export class TokenRefreshPlugin extends Plugin {
   /** Native playback's protection, when the player ended up without VHS. */
   native: Promise<NativeProtection | undefined> | undefined
   #remove: (() => void) | undefined
-  /** What watches the current refresher for failures (the outage revival, the give-up), told of VHS's answers. */
+  /** The current refresher's watch for failures (revival, give-up), told of VHS's answers. */
   #failures: FailureWatch | undefined
   #generation = 0
   #disposed = false
