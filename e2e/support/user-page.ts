@@ -9,19 +9,50 @@ import { build } from 'esbuild'
 export interface UserPage {
   /** The page's address, without a query. */
   url: string
+  /** Every path the browser asked the site for, in order. */
+  asked: string[]
+  /**
+   * With `splitting`: the page's files it imports on demand (`import()`), by path, e.g.
+   * `/after-failure-X2Q7.js`; the files its first load needs are the others.
+   */
+  onDemand: string[]
   close(): Promise<void>
 }
 
-/** `e2e/pages/<name>.ts` with the packages it imports, as one browser module. */
-async function bundle(name: string): Promise<string> {
-  const { outputFiles } = await build({
-    entryPoints: [join(ROOT, 'e2e', 'pages', `${name}.ts`)],
+/** How {@link serveUserPage} builds the page. */
+export interface UserPageOptions {
+  /**
+   * Code splitting, as a bundler does for a page: what the packages import on demand becomes
+   * files of their own (else one file, dynamic imports inlined).
+   */
+  splitting?: boolean
+}
+
+/**
+ * `e2e/pages/<name>.ts` with the packages it imports, as browser modules by path: `/page.js`,
+ * and with `splitting` its chunks; `onDemand` lists the dynamic imports' files.
+ */
+async function bundle(
+  name: string,
+  splitting: boolean,
+): Promise<{ files: Map<string, string>; onDemand: string[] }> {
+  const page = join(ROOT, 'e2e', 'pages', `${name}.ts`)
+  const { outputFiles, metafile } = await build({
+    entryPoints: { page },
     bundle: true,
     format: 'esm',
     target: 'es2022',
     write: false,
+    splitting,
+    metafile: true,
+    outdir: '/site',
   })
-  return outputFiles[0]?.text ?? ''
+  const files = new Map(outputFiles.map((file) => [file.path.slice('/site'.length), file.text]))
+  // every output file with an entry point but the page's own is a dynamic import's
+  const onDemand = Object.entries(metafile.outputs)
+    .filter(([, output]) => output.entryPoint && !page.endsWith(output.entryPoint))
+    .map(([path]) => `/${path.split('/').pop()}`)
+  return { files, onDemand }
 }
 
 /**
@@ -38,18 +69,24 @@ async function bundle(name: string): Promise<string> {
  * await site.close()
  * ```
  */
-export async function serveUserPage(name: string): Promise<UserPage> {
-  const [script, worker] = await Promise.all([bundle(name), workerScript()])
+export async function serveUserPage(
+  name: string,
+  { splitting = false }: UserPageOptions = {},
+): Promise<UserPage> {
+  const [scripts, worker] = await Promise.all([bundle(name, splitting), workerScript()])
   const files: Record<string, [string, string]> = {
     '/': [
       'text/html',
       `<!doctype html><title>${name}</title><video autoplay muted playsinline></video><script type="module" src="/page.js"></script>`,
     ],
-    '/page.js': ['text/javascript', script],
     '/token-refresh-sw.js': ['text/javascript', worker],
   }
+  for (const [path, text] of scripts.files) files[path] = ['text/javascript', text]
+  const asked: string[] = []
   const server = createServer((request, response) => {
-    const file = files[new URL(request.url ?? '/', 'http://page').pathname]
+    const path = new URL(request.url ?? '/', 'http://page').pathname
+    asked.push(path)
+    const file = files[path]
     response.writeHead(file ? 200 : 404, { 'content-type': file?.[0] ?? 'text/plain' })
     response.end(file?.[1] ?? 'not found')
   })
@@ -57,6 +94,8 @@ export async function serveUserPage(name: string): Promise<UserPage> {
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}/`,
+    asked,
+    onDemand: scripts.onDemand,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections()

@@ -3,8 +3,8 @@
 // ES module file beside the IIFE that it imports on demand, relative to its own URL (a classic
 // script's import() resolves against the script, not the page). Here in Chromium, each IIFE
 // served from a folder of its own under a page elsewhere: a record of one CDN fetches no lane, a
-// record of two fetches it (and fails over with it), and the native protection loads for
-// registerTokenRefreshWorker.
+// record of two fetches it (and fails over with it), the native protection loads for
+// registerTokenRefreshWorker, and Shaka's live clock correction for a live presentation.
 import { execFileSync } from 'node:child_process'
 import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
@@ -22,6 +22,7 @@ const BUILDS = [
     global: 'HlsTokenRefresh',
     player: 'hls.js/dist/hls.min.js',
     native: true,
+    liveClock: false,
   },
   {
     name: 'video.js',
@@ -30,6 +31,7 @@ const BUILDS = [
     global: 'VideojsTokenRefresh',
     player: 'video.js/dist/video.min.js',
     native: true,
+    liveClock: false,
   },
   {
     name: 'Shaka',
@@ -38,6 +40,7 @@ const BUILDS = [
     global: 'ShakaTokenRefresh',
     player: 'shaka-player/dist/shaka-player.compiled.js',
     native: false,
+    liveClock: true,
   },
 ] as const
 
@@ -97,7 +100,7 @@ test.afterAll(async () => {
 })
 
 for (const build of BUILDS)
-  test(`${build.name}: the IIFE fetches its CDN lane only for a record with several CDNs${build.native ? ', and its native protection on demand' : ''}`, async ({
+  test(`${build.name}: the IIFE fetches its CDN lane only for a record with several CDNs${build.native ? ', and its native protection on demand' : ''}${build.liveClock ? ', and its live clock for a live presentation' : ''}`, async ({
     page,
   }) => {
     await page.goto(`${origin}/`)
@@ -134,6 +137,27 @@ for (const build of BUILDS)
       return attempt.failed(503) + ' ' + attempt.send()
     })()`)
     expect(sentAfter).toMatch(/^resend https:\/\/b\.cdn\.test\/videos\/12345_demo\/tok00001b\//)
+    if (build.liveClock) {
+      const clockFile = `/${build.folder}/${build.folder}.live-clock.js`
+      expect(asked).not.toContain(clockFile)
+      // a player whose live presentation has loaded: the correction comes and measures it
+      const measured = await page.evaluate(`(async () => {
+        const offsets = []
+        const player = Object.assign(new EventTarget(), {
+          isLive: () => true,
+          getManifest: () => ({ presentationTimeline: { setClockOffset: (ms) => offsets.push(ms) } }),
+          getMediaElement: () => null,
+          seekRange: () => ({ start: 0, end: 10 }),
+        })
+        const clock = window[${JSON.stringify(build.global)}].shakaClockSync(player, window.refresher)
+        player.dispatchEvent(new Event('loaded'))
+        for (let i = 0; i < 100 && offsets.length === 0; i++) await new Promise((r) => setTimeout(r, 20))
+        clock.detach()
+        return offsets.length
+      })()`)
+      expect(measured).toBe(1)
+      expect(asked).toContain(clockFile)
+    }
     if (!build.native) return
     const worker = await page.evaluate(`window[${JSON.stringify(build.global)}]
       .registerTokenRefreshWorker({ url: '/no-such-worker.js', timeoutMs: 1000 })

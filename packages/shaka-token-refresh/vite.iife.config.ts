@@ -3,8 +3,9 @@ import { build, defineConfig } from 'vite'
 
 // The script-tag build (`vite build -c vite.iife.config.ts`): the core inlined, exposing
 // `ShakaTokenRefresh`. The adapter only uses the player it is given; should it ever import Shaka,
-// that import is the page's `shaka` global. The CDN lane (records with several CDNs) is an ES
-// module file beside it, which the IIFE imports on demand, relative to its own URL.
+// that import is the page's `shaka` global. The CDN lane (records with several CDNs) and the
+// live clock correction (live presentations) are ES module files beside it, which the IIFE
+// imports on demand, relative to its own URL.
 export default defineConfig(
   viteIifeConfig({
     from: import.meta.url,
@@ -12,7 +13,11 @@ export default defineConfig(
     name: 'ShakaTokenRefresh',
     player: { module: 'shaka-player', global: 'shaka' },
     fileName: 'shaka-token-refresh.min.js',
-    lazy: [{ module: '@proj/token-refresh/cdn-lane', fileName: 'shaka-token-refresh.cdn-lane.js' }],
+    lazy: [
+      { module: '@proj/token-refresh/cdn-lane', fileName: 'shaka-token-refresh.cdn-lane.js' },
+      // live presentations only; it uses nothing of the core's at runtime
+      { module: './live-clock.ts', fileName: 'shaka-token-refresh.live-clock.js' },
+    ],
     build,
   }),
 )

@@ -4,7 +4,8 @@ import { build, defineConfig } from 'vite'
 // The script-tag build (`vite build -c vite.iife.config.ts`): video.js from the page's `videojs`
 // global, the core inlined, exposing `VideojsTokenRefresh`. The CDN lane (records with several
 // CDNs) and the native protection (iPhones, `registerTokenRefreshWorker`) are ES module files
-// beside it, which the IIFE imports on demand, relative to its own URL.
+// beside it, which the IIFE imports on demand, relative to its own URL; what runs after a
+// failure (the give-up, the outage revival) is inside it.
 export default defineConfig(
   viteIifeConfig({
     from: import.meta.url,
@@ -16,6 +17,8 @@ export default defineConfig(
       { module: '@proj/token-refresh/cdn-lane', fileName: 'videojs-token-refresh.cdn-lane.js' },
       { module: '@proj/sw-token-refresh', fileName: 'videojs-token-refresh.native.js' },
     ],
+    // what runs after a failure uses the core's classes: inside the file
+    inline: ['./after-failure.ts'],
     build,
   }),
 )

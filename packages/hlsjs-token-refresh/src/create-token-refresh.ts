@@ -1,10 +1,9 @@
 import type { NativeProtection, NativeProtectionOptions } from '@proj/sw-token-refresh'
 import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import type { default as Hls, HlsConfig } from 'hls.js'
-import { failOnTokenRejection } from './give-up.ts'
+import { watchFailures } from './failure-watch.ts'
 import { assertHlsClass, type HlsClass } from './hls-class.ts'
 import { recoveringPolicies } from './retry-policy.ts'
-import { reviveAfterOutage } from './revive.ts'
 import { type LoaderClass, tokenLoader } from './token-loader.ts'
 
 /** The options of {@link createTokenRefresh}: the core's, plus the page's `Hls` class and config. */
@@ -110,10 +109,9 @@ export async function createTokenRefresh(
     },
     attach: (hls) => {
       assertOwnLoaders(hls, loaders)
-      const stopFailing = failOnTokenRejection(Hls, hls, refresher)
-      const stop = reviveAfterOutage(Hls, hls, refresher)
+      // the give-up and the outage revival: loaded with the first failure
+      const stop = watchFailures(Hls, hls, refresher)
       hls.once(Hls.Events.DESTROYING, () => {
-        stopFailing()
         stop()
         refresher.destroy()
       })

@@ -1,5 +1,11 @@
-import { isTokenRefusal, type TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
+import {
+  type EventHandler,
+  isTokenRefusal,
+  type TokenRefresher,
+  TokenRejectedError,
+} from '@proj/token-refresh'
 import type { ErrorData, default as Hls } from 'hls.js'
+import type { FailureEvent } from './failure-watch.ts'
 import type { HlsClass } from './hls-class.ts'
 
 /**
@@ -10,26 +16,26 @@ import type { HlsClass } from './hls-class.ts'
  * was seen). Without it hls.js goes on: with no alternate rendition it retries a refused
  * fragment up to its `maxNumRetry` (6 by default, about 30 s) whatever the retry policy says.
  * Nothing is raised when hls.js already failed on that refusal itself. `Hls` is the page's class
- * (its event and error names). Returns the function that stops watching.
+ * (its event and error names). It is told hls.js's errors and the refresher's `error` events
+ * (`watchFailures`, which loads it with the first failure).
  *
  * @example
  * ```ts
- * const stop = failOnTokenRejection(Hls, hls, refresh.refresher)
- * hls.on(Hls.Events.ERROR, (_, data) => {
- *   if (data.fatal && data.error instanceof TokenRejectedError) showError(data.error.message)
- * })
+ * const giveUp = failOnTokenRejection(Hls, hls, refresh.refresher)
+ * hls.on(Hls.Events.ERROR, (_, data) => giveUp.handle(data))
+ * refresher.addEventListener('error', (event) => giveUp.handle({ refresherEvent: event, expired: refresher.expired }))
  * ```
  */
 export function failOnTokenRejection(
   { Events, ErrorTypes, ErrorDetails }: HlsClass,
   hls: Hls,
   refresher: TokenRefresher,
-): () => void {
+): EventHandler<FailureEvent> {
   let stopped = false
   let failed = false
   /** The last error of hls.js for a refused request of this video (the same object it goes on to handle). */
   let refused: ErrorData | undefined
-  const onHlsError = (_: unknown, data: ErrorData) => {
+  const onHlsError = (data: ErrorData) => {
     const url = data.response?.url
     if (isTokenRefusal(data.response?.code) && url && refresher.owns(url)) refused = data
   }
@@ -56,11 +62,13 @@ export function failOnTokenRejection(
     // after the stop, and its own verdict on the request (fatal or not) is known.
     queueMicrotask(() => fail(error))
   }
-  hls.on(Events.ERROR, onHlsError)
-  refresher.addEventListener('error', onRefresherError)
-  return () => {
-    stopped = true
-    hls.off(Events.ERROR, onHlsError)
-    refresher.removeEventListener('error', onRefresherError)
+  return {
+    handle(news) {
+      if (!('refresherEvent' in news)) onHlsError(news)
+      else if (news.refresherEvent.type === 'error') onRefresherError(news.refresherEvent)
+    },
+    stop() {
+      stopped = true
+    },
   }
 }

@@ -2,7 +2,7 @@ import { TokenRefresher } from '@proj/token-refresh'
 import { fakeTime, fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
 import Hls from 'hls.js'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { reviveAfterOutage } from './revive.ts'
+import { watchFailures } from './failure-watch.ts'
 
 const fatal = (hls: Hls, fatal = true) =>
   hls.trigger(Hls.Events.ERROR, {
@@ -24,22 +24,31 @@ const setup = async () => {
   })
   return { time, backend, refresher, hls }
 }
+/**
+ * The revival is loaded on demand with the first failure (failure-watch.ts): waits for that
+ * import and the events it was handed.
+ */
+const loaded = async () => {
+  await vi.dynamicImportSettled()
+  await new Promise((resolve) => setTimeout(resolve, 0))
+}
 const cleanups: (() => void)[] = []
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup()
 })
 
-describe('reviveAfterOutage (hls.js)', () => {
+describe('the outage revival (hls.js), loaded with the first failure', () => {
   it('restarts loading with the next token after a fatal network error, once per token', async () => {
     const { time, backend, refresher, hls } = await setup()
     const loadSource = vi.spyOn(hls, 'loadSource').mockImplementation(() => undefined)
     const startLoad = vi.spyOn(hls, 'startLoad').mockImplementation(() => undefined)
-    const stop = reviveAfterOutage(Hls, hls, refresher)
+    const stop = watchFailures(Hls, hls, refresher)
     backend.fail(1000) // an outage: the token expires
     await time.advance(25_000)
     expect(refresher.expired).toBe(true)
     fatal(hls, false) // not fatal: hls.js is still trying
     fatal(hls)
+    await loaded()
     expect(loadSource).not.toHaveBeenCalled() // the token is expired: wait for a new one
     backend.fail(0) // the backend is back
     await refresher.refresh()
@@ -57,9 +66,10 @@ describe('reviveAfterOutage (hls.js)', () => {
   it('hls.js gives up just after the token came back: revived at once, not a token lifetime later', async () => {
     const { refresher, hls } = await setup()
     const loadSource = vi.spyOn(hls, 'loadSource').mockImplementation(() => undefined)
-    const stop = reviveAfterOutage(Hls, hls, refresher)
+    const stop = watchFailures(Hls, hls, refresher)
     await refresher.refresh() // the backend is back: a valid token…
     fatal(hls) // …and then hls.js's last retry, with the old pair, fails for good
+    await loaded() // the first failure: the revival's module comes in, and revives at once
     expect(loadSource).toHaveBeenCalledWith(refresher.url)
     // the same token again (the CDN itself is down): not a loop, the next token retries
     fatal(hls)
@@ -73,13 +83,14 @@ describe('reviveAfterOutage (hls.js)', () => {
     const { refresher, hls } = await setup()
     const loadSource = vi.spyOn(hls, 'loadSource').mockImplementation(() => undefined)
     const startLoad = vi.spyOn(hls, 'startLoad').mockImplementation(() => undefined)
-    const stop = reviveAfterOutage(Hls, hls, refresher)
+    const stop = watchFailures(Hls, hls, refresher)
     // three valid tokens refused in a row, each triggering a refresh: the refresher gives up
     for (let refused = 0; refused < 3; refused++) {
       refresher.recover(refresher.url)
       await refresher.refresh()
     }
     expect(refresher.rejected).toBe(true)
+    await loaded()
     fatal(hls) // the give-up's fatal error, with a valid token
     await refresher.refresh() // and a later token
     expect(loadSource).not.toHaveBeenCalled()
@@ -101,10 +112,11 @@ describe('reviveAfterOutage (hls.js)', () => {
     }
     vi.spyOn(hls, 'media', 'get').mockReturnValue(media as never)
     const once = vi.spyOn(hls, 'once')
-    const stop = reviveAfterOutage(Hls, hls, refresher, { checkAfterMs: 2000, timers: time.timers })
+    const stop = watchFailures(Hls, hls, refresher, { checkAfterMs: 2000, timers: time.timers })
     backend.fail(1000)
     await time.advance(30_000) // refreshes fail while the token is expired: an outage
     backend.fail(0)
+    await loaded()
     await refresher.refresh()
     expect(startLoad).not.toHaveBeenCalled() // given a moment to move on by itself…
     await time.advance(2000)
@@ -124,10 +136,11 @@ describe('reviveAfterOutage (hls.js)', () => {
     const startLoad = vi.spyOn(hls, 'startLoad').mockImplementation(() => undefined)
     const media = { currentTime: 10, paused: false, ended: false, readyState: 4 }
     vi.spyOn(hls, 'media', 'get').mockReturnValue(media as never)
-    const stop = reviveAfterOutage(Hls, hls, refresher, { timers: time.timers })
+    const stop = watchFailures(Hls, hls, refresher, { timers: time.timers })
     backend.fail(1000)
     await time.advance(30_000)
     backend.fail(0)
+    await loaded()
     await refresher.refresh()
     media.currentTime = 11
     await time.advance(2000)

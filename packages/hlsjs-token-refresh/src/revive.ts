@@ -1,8 +1,9 @@
-import type { TokenRefresher } from '@proj/token-refresh'
+import type { EventHandler, TokenRefresher } from '@proj/token-refresh'
 import type { ErrorData, default as Hls } from 'hls.js'
+import type { FailureEvent } from './failure-watch.ts'
 import type { HlsClass } from './hls-class.ts'
 
-/** Options of {@link reviveAfterOutage}. */
+/** Options of {@link outageRevival}. */
 export interface ReviveOptions {
   /** How long playback may stand still after the new token before loading restarts (ms). */
   checkAfterMs?: number
@@ -19,15 +20,17 @@ export interface ReviveOptions {
  * arrives; after an outage without one, when playback still stands `checkAfterMs` after the new
  * token. `startLoad` at the current position (VOD), or at the live edge with the element moved
  * there (live), or the manifest again if it never loaded. Once per token, never after the CDN
- * refused every token. `Hls` is the page's class (its event and error names). Returns the
- * function that stops it.
+ * refused every token. `Hls` is the page's class (its event and error names). It is told
+ * hls.js's errors and the refresher's `error` and `tokenrefreshed` events (`watchFailures`, which
+ * loads it with the first failure).
  *
  * @example
  * ```ts
- * const stop = reviveAfterOutage(Hls, hls, refresh.refresher)
+ * const revival = outageRevival(Hls, hls, refresh.refresher)
+ * hls.on(Hls.Events.ERROR, (_, data) => revival.handle(data))
  * ```
  */
-export function reviveAfterOutage(
+export function outageRevival(
   { Events, ErrorTypes }: HlsClass,
   hls: Hls,
   refresher: TokenRefresher,
@@ -35,7 +38,7 @@ export function reviveAfterOutage(
     checkAfterMs = 2000,
     timers = { set: (callback, ms) => setTimeout(callback, ms) },
   }: ReviveOptions = {},
-): () => void {
+): EventHandler<FailureEvent> {
   let gaveUp = false
   let outage = false
   let stopped = false
@@ -59,7 +62,7 @@ export function reviveAfterOutage(
     } else hls.startLoad(media?.currentTime ?? -1)
     if (media?.paused === false || media?.readyState === 0) void media.play().catch(() => undefined)
   }
-  const onError = (_: unknown, data: ErrorData) => {
+  const onError = (data: ErrorData) => {
     if (!data.fatal || data.type !== ErrorTypes.NETWORK_ERROR) return
     gaveUp = true
     // hls.js may give up just after the token came back (its last retry still carried the old
@@ -67,8 +70,8 @@ export function reviveAfterOutage(
     if (!refresher.expired) revive()
   }
   // a failed refresh while the token is expired: media requests cannot succeed until a new one
-  const onRefreshFailed = () => {
-    if (refresher.expired) outage = true
+  const onRefreshFailed = (expired: boolean) => {
+    if (expired) outage = true
   }
   const onRefreshed = () => {
     if (gaveUp) return revive()
@@ -81,13 +84,14 @@ export function reviveAfterOutage(
       if (stuck) revive()
     }, checkAfterMs)
   }
-  hls.on(Events.ERROR, onError)
-  refresher.addEventListener('error', onRefreshFailed)
-  refresher.addEventListener('tokenrefreshed', onRefreshed)
-  return () => {
-    stopped = true
-    hls.off(Events.ERROR, onError)
-    refresher.removeEventListener('error', onRefreshFailed)
-    refresher.removeEventListener('tokenrefreshed', onRefreshed)
+  return {
+    handle(news) {
+      if (!('refresherEvent' in news)) onError(news)
+      else if (news.refresherEvent.type === 'error') onRefreshFailed(news.expired)
+      else onRefreshed()
+    },
+    stop() {
+      stopped = true
+    },
   }
 }

@@ -1,7 +1,7 @@
 // The CDN lane of one video: which of several CDNs its requests go to, and the probe that brings
 // them back to the preferred one. Loaded on demand (`import()`), when the first record with
 // `cdns` arrives: a page whose records name one CDN never downloads it.
-import type { CdnFailure } from '@proj/signing/cdn-failure'
+import { type CdnFailure, cdnFailureOf } from '@proj/signing/cdn-failure'
 import type { RefreshSettings } from './refresh-settings.ts'
 import type { CdnChange, Clock, TimerHandle, Timers } from './types.ts'
 
@@ -224,33 +224,62 @@ export function createCdnLane(
   }
 }
 
+/** The lane of a refresher's video ({@link openCdnLane}): a {@link CdnLane} that knows its URLs. */
+export interface VideoLane extends CdnLane {
+  /** `url` (on the CDN in use, with its pair) was sent: the next probe asks for the same file. */
+  sent(url: string): void
+  /**
+   * Why an answer of `status` for `url` is its CDN's failure, when `url` is the video's (its
+   * token `fresh` or not): the refresher's deprecated `cdnFailureOf`.
+   */
+  failureOf(url: string, status: number, fresh: boolean): CdnFailure | undefined
+  /** `url` failed on its CDN: whether a retry goes to another CDN now (the deprecated `cdnFailed`). */
+  failedAt(url: string, failure: CdnFailure): boolean
+}
+
 /**
  * The lane of a refresher's video: its settings' `cdn` option (cooldown, timeout, probe: a
- * `HEAD` by default) on its clock and timers; each probe asks for `probeUrl(id)` (the video's
- * last URL on the probed CDN, with that CDN's token).
+ * `HEAD` by default) on its clock and timers; each probe asks for `probeUrl(id, lastUrl)` (the
+ * video's last URL sent, on the probed CDN with that CDN's token); `cdnOf` says which CDN a URL
+ * of the video is on.
  *
  * @example
  * ```ts
- * const lane = openCdnLane(settings, { ids: ['a', 'b'], probeUrl, changed })
+ * const lane = openCdnLane(settings, { ids: ['a', 'b'], probeUrl, changed, cdnOf })
+ * lane.sent(url) // later probes ask for this file
  * ```
  */
 export function openCdnLane(
   { clock, timers, cdn }: Pick<RefreshSettings, 'clock' | 'timers' | 'cdn'>,
   video: {
     ids: readonly string[]
-    probeUrl: (id: string) => string | undefined
+    probeUrl: (id: string, lastUrl: string | undefined) => string | undefined
     changed: (change: CdnChange) => void
+    cdnOf?: (url: string) => string | undefined
   },
-): CdnLane {
+): VideoLane {
   const probe = cdn.probe ?? headProbe
-  return createCdnLane(video.ids, cdn, {
+  let lastUrl: string | undefined
+  const lane = createCdnLane(video.ids, cdn, {
     clock,
     timers,
     probe: (id, signal) => {
-      const url = video.probeUrl(id)
+      const url = video.probeUrl(id, lastUrl)
       return url === undefined ? Promise.resolve(false) : probe(url, signal)
     },
     changed: video.changed,
+  })
+  const cdnOf = (url: string) => video.cdnOf?.(url)
+  return Object.assign(lane, {
+    sent(url: string) {
+      lastUrl = url
+    },
+    failureOf: (url: string, status: number, fresh: boolean) =>
+      cdnOf(url) === undefined ? undefined : cdnFailureOf(status, { tokenFresh: fresh }),
+    failedAt(url: string, failure: CdnFailure) {
+      const id = cdnOf(url)
+      return id !== undefined && lane.failed(id, failure)
+    },
   })
 }
 

@@ -27,6 +27,12 @@ export {
   withServerDate,
 } from './fetch-token.ts'
 export {
+  type DeferredEvents,
+  type EventHandler,
+  eventsOnDemand,
+  onDemand,
+} from './on-demand.ts'
+export {
   MAX_RECOVERY_RETRIES,
   MAX_REJECTED_TOKENS,
   REFUSAL_RUN_MS,

@@ -60,6 +60,7 @@ describe('TokenRefresher with several CDNs', () => {
     expect(changes).toEqual([{ from: 'a', to: 'b', reason: 'server-error' }])
     expect(refresher.rewrite(onA)).toBe(segment('b.cdn.test', 'tok0001bplain', expires))
     expect(refresher.url).toBe(segment('b.cdn.test', 'tok0001bplain', expires, 'master.m3u8'))
+    expect(refresher.token).toBe('tok0001bplain') // what the video's requests carry now
   })
 
   it('never puts a token of one CDN on another CDN host', async () => {
@@ -72,6 +73,7 @@ describe('TokenRefresher with several CDNs', () => {
         const active = refresher.activeCdn
         const host = `${active}.${ipBound ? 'cdn-ip' : 'cdn'}.test`
         const token = `tok0001${active}${ipBound ? 'bound' : 'plain'}`
+        expect(refresher.token).toBe(token)
         for (const from of hosts)
           for (const old of [...tokens, 'tok0001cplain'])
             for (const file of files) {

@@ -250,6 +250,7 @@ describe('rewriting', () => {
     expect(
       refresher.rewrite('https://cdn-ip.test/videos/12345_demo/oldtoken/1767225600/v0/seg_001.ts'),
     ).toBe(want)
+    expect(refresher.token).toBe(token_ip)
   })
 })
 

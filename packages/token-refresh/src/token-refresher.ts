@@ -117,6 +117,11 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     return this.#cdns.lane ? (this.#cdns.rewrite(url) ?? url) : url
   }
 
+  /** The current token of the CDN in use (`token_ip` when `ipBound`): what requests carry now. */
+  get token(): string {
+    return this.#cdns.tokenOf(this.activeCdn)
+  }
+
   /** Whether URLs are moved onto `url_ip`/`token_ip` (the `ipBound` option). */
   get ipBound(): boolean {
     return this.#settings.ipBound
@@ -186,7 +191,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    * ```
    */
   cdnFailureOf(url: string, status: number): CdnFailure | undefined {
-    return this.#cdns.failureOf(url, status, this.serverNow())
+    return this.#cdns.lane?.failureOf(url, status, this.#attempts.fresh(url))
   }
 
   /**
@@ -199,7 +204,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    * ```
    */
   cdnFailed(url: string, failure: CdnFailure): boolean {
-    return this.#cdns.failed(url, failure)
+    return !!this.#cdns.lane?.failedAt(url, failure)
   }
 
   /**
@@ -227,7 +232,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   rewrite(url: string): string {
     const rewritten = this.#cdns.rewrite(url)
     if (rewritten === undefined) return url
-    this.#cdns.sent(rewritten)
+    this.#cdns.lane?.sent(rewritten)
     this.#timer.demand()
     // failures are reported through onError and the error event
     this.#refreshIfStale()?.catch(() => undefined)
@@ -254,7 +259,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
       await waitAtMost(pending, maxWaitMs, timers)
     }
     const rewritten = this.#cdns.rewrite(url)
-    if (rewritten !== undefined) this.#cdns.sent(rewritten)
+    if (rewritten !== undefined) this.#cdns.lane?.sent(rewritten)
     return rewritten ?? url
   }
 
@@ -355,7 +360,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   /** A new record comes in (fetched or from a peer): hold it, announce it, plan the next. */
   #receive(record: TokenRecord): void {
     const { clock, onTokenRefreshed } = this.#settings
-    this.#rejections.replaced(this.#cdns.tokenOf(this.#cdns.lane?.active), clock.now())
+    this.#rejections.replaced(this.token, clock.now())
     this.#record = record
     void this.#cdns.follow(record)
     this.#offset = clockOffset(record, clock, this.#offset)

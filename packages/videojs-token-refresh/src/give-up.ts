@@ -1,5 +1,10 @@
-import { isTokenRefusal, type TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
-import type { ResponseObserver } from './vhs-hooks.ts'
+import {
+  type EventHandler,
+  isTokenRefusal,
+  type TokenRefresher,
+  TokenRejectedError,
+} from '@proj/token-refresh'
+import type { FailureEvent } from './failure-watch.ts'
 
 /** MediaError code MEDIA_ERR_NETWORK: the media could not be fetched. */
 const MEDIA_ERR_NETWORK = 2
@@ -33,14 +38,6 @@ export function failPlayback(player: FailingPlayer, error: Error): void {
   tech?.vhs?.playlistController_?.pauseLoading?.()
 }
 
-/** What {@link failOnTokenRejection} returns. */
-export interface TokenRejectionWatch {
-  /** For {@link installVhsHooks}: the answers to VHS's requests. */
-  observe: ResponseObserver
-  /** Stops watching. */
-  stop: () => void
-}
-
 /**
  * Makes the player fail (once) when the CDN refuses every token, also where the refresher
  * cannot tell:
@@ -54,26 +51,25 @@ export interface TokenRejectionWatch {
  *   refresher may not count it (a backend signing within the same second hands out the same
  *   token again, and a token counts once), so `onError` gets the TokenRejectedError here.
  *
+ * It is told the answers to VHS's requests and the refresher's `error`, `tokenrefreshed` and
+ * `cdnchange` events, each with the token of the CDN in use then (`watchFailures`, which loads
+ * it with the first failure: its token is that moment's).
+ *
  * @example
  * ```ts
- * const watch = failOnTokenRejection(player, refresher, options.onError)
- * installVhsHooks(vhs.xhr, () => refresher, watch.observe)
+ * const giveUp = failOnTokenRejection(player, refresher, options.onError)
+ * giveUp.handle({ url, status: 403, final: true, token: refresher.token })
  * ```
  */
 export function failOnTokenRejection(
   player: FailingPlayer,
   refresher: TokenRefresher,
   onError?: (error: unknown) => void,
-): TokenRejectionWatch {
-  // the active CDN's token (with several CDNs, each signs its own)
-  const tokenOf = () => {
-    const { record, activeCdn } = refresher
-    const cdn = record.cdns?.find(({ id }) => id === activeCdn) ?? record
-    return refresher.ipBound ? cdn.token_ip : cdn.token
-  }
+): EventHandler<FailureEvent> {
   const carries = (url: string, token: string) => url.includes(`/${token}/`)
   let failed = false
-  let token = tokenOf()
+  /** The token of the CDN in use (with several CDNs, each signs its own). */
+  let token: string | undefined
   /** Distinct tokens refused in a row (the current one included once refused). */
   let refusedInARow = 0
   let currentRefused = false
@@ -88,8 +84,7 @@ export function failOnTokenRejection(
     const error = (event as CustomEvent<unknown>).detail
     if (error instanceof TokenRejectedError) fail(error)
   }
-  const onRefreshed = () => {
-    const next = tokenOf()
+  const onRefreshed = (next: string) => {
     freshAfterRefusal = currentRefused
     if (!currentRefused) refusedInARow = 0
     // the same token handed out again stays refused
@@ -97,37 +92,41 @@ export function failOnTokenRejection(
     token = next
   }
   // another CDN, another token: its refusals are counted from zero
-  const onCdnChange = () => {
-    token = tokenOf()
+  const onCdnChange = (next: string) => {
+    token = next
     refusedInARow = 0
     currentRefused = false
     freshAfterRefusal = false
   }
-  refresher.addEventListener('error', onRefresherError)
-  refresher.addEventListener('tokenrefreshed', onRefreshed)
-  refresher.addEventListener('cdnchange', onCdnChange)
-  return {
-    observe(url, status, final) {
-      if (failed || refresher.rejected || !carries(url, token)) return
-      if (!isTokenRefusal(status)) {
-        // the CDN takes this token: whatever was refused before was not about the secret
-        if (status >= 200 && status < 300) {
-          freshAfterRefusal = false
-          refusedInARow = 0
-        }
-        return
+  const observe = (url: string, status: number, final: boolean) => {
+    if (failed || refresher.rejected || !token || !carries(url, token)) return
+    if (!isTokenRefusal(status)) {
+      // the CDN takes this token: whatever was refused before was not about the secret
+      if (status >= 200 && status < 300) {
+        freshAfterRefusal = false
+        refusedInARow = 0
       }
-      if (!currentRefused) refusedInARow++
-      currentRefused = true
-      if (!final || !freshAfterRefusal || refresher.expired) return
-      const error = new TokenRejectedError(refusedInARow)
-      onError?.(error)
-      fail(error)
+      return
+    }
+    if (!currentRefused) refusedInARow++
+    currentRefused = true
+    if (!final || !freshAfterRefusal || refresher.expired) return
+    const error = new TokenRejectedError(refusedInARow)
+    onError?.(error)
+    fail(error)
+  }
+  return {
+    handle(news) {
+      // before the first event it hears, nothing changed here but the token
+      token ??= news.token
+      if (!('refresherEvent' in news)) return observe(news.url, news.status, news.final)
+      const { type } = news.refresherEvent
+      if (type === 'error') onRefresherError(news.refresherEvent)
+      else if (type === 'tokenrefreshed') onRefreshed(news.token)
+      else onCdnChange(news.token)
     },
     stop() {
-      refresher.removeEventListener('error', onRefresherError)
-      refresher.removeEventListener('tokenrefreshed', onRefreshed)
-      refresher.removeEventListener('cdnchange', onCdnChange)
+      failed = true // stopped: it fails nothing more
     },
   }
 }

@@ -196,7 +196,8 @@ describe('a CDN that refuses every token', () => {
     expect(env.cdn.hits.map((hit) => hit.status)).toEqual([403, 403, 403])
     expect(onError).toHaveBeenCalledTimes(1)
     expect(onError.mock.calls[0]?.[0]).toMatchObject({ name: 'TokenRejectedError' })
-    expect(errorEvents).toHaveLength(1)
+    // the give-up is loaded with the first refusal (failure-watch.ts): the player's error once it is in
+    await vi.waitFor(() => expect(errorEvents).toHaveLength(1))
     expect(player.error()?.code).toBe(2)
     expect(player.error()?.message).toContain('SECRET_KEY and CLIENT_ID')
     expect(paused).toBe(1)

@@ -2,8 +2,9 @@ import type { NativeProtection, TokenRefreshWorker } from '@proj/sw-token-refres
 import { type ProtectionMode, TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import videojs from 'video.js'
 import type PluginType from 'video.js/dist/types/plugin'
-import { type FailingPlayer, failOnTokenRejection, type TokenRejectionWatch } from './give-up.ts'
-import { type RevivablePlayer, reviveAfterOutage } from './revive.ts'
+import { type FailureWatch, watchFailures } from './failure-watch.ts'
+import type { FailingPlayer } from './give-up.ts'
+import type { RevivablePlayer } from './revive.ts'
 import { installVhsHooks, type VhsXhr } from './vhs-hooks.ts'
 
 type Player = ReturnType<typeof videojs>
@@ -79,10 +80,8 @@ export class TokenRefreshPlugin extends Plugin {
   /** Native playback's protection, when the player ended up without VHS. */
   native: Promise<NativeProtection | undefined> | undefined
   #remove: (() => void) | undefined
-  /** Stops what watches the current refresher (the outage revival, the give-up). */
-  #unwatch: (() => void) | undefined
-  /** The current refresher's give-up, told of VHS's answers. */
-  #rejections: TokenRejectionWatch | undefined
+  /** The current refresher's watch for failures (revival, give-up), told of VHS's answers. */
+  #failures: FailureWatch | undefined
   #generation = 0
   #disposed = false
   #options: TokenRefreshPluginOptions
@@ -112,7 +111,8 @@ export class TokenRefreshPlugin extends Plugin {
    * ```
    */
   async load(options: TokenRefreshPluginOptions, play = true): Promise<TokenRefresher | undefined> {
-    this.#unwatch?.()
+    this.#failures?.stop()
+    this.#failures = undefined
     this.refresher?.destroy()
     this.refresher = undefined
     this.#options = options
@@ -128,21 +128,14 @@ export class TokenRefreshPlugin extends Plugin {
         return undefined
       }
       this.refresher = refresher
-      const stopRevive = reviveAfterOutage(this.player as unknown as RevivablePlayer, refresher, {
-        type: HLS_TYPE,
-      })
-      // a CDN that refuses every token: the player's own error, not a silent wait
-      const watch = failOnTokenRejection(
-        this.player as unknown as FailingPlayer,
+      // a CDN that refuses every token: the player's own error, not a silent wait; a token
+      // outage: the player brought back (both loaded with the first failure)
+      this.#failures = watchFailures(
+        this.player as unknown as RevivablePlayer & FailingPlayer,
         refresher,
         options.onError,
+        { type: HLS_TYPE },
       )
-      this.#rejections = watch
-      this.#unwatch = () => {
-        stopRevive()
-        watch.stop()
-        this.#rejections = undefined
-      }
       if (play || !this.player.currentSrc()) this.player.src({ src: refresher.url, type: HLS_TYPE })
       return refresher
     } catch (error) {
@@ -157,7 +150,7 @@ export class TokenRefreshPlugin extends Plugin {
 
   override dispose(): void {
     this.#disposed = true
-    this.#unwatch?.()
+    this.#failures?.stop()
     this.#endNative()
     this.refresher?.destroy()
     this.#remove?.()
@@ -179,7 +172,7 @@ export class TokenRefreshPlugin extends Plugin {
     const installed = installVhsHooks(
       vhs.xhr,
       () => this.refresher,
-      (url, status, final) => this.#rejections?.observe(url, status, final),
+      (url, status, final) => this.#failures?.observe(url, status, final),
     )
     vhs.xhr = installed.xhr
     hooked.add(installed.xhr)

@@ -1,7 +1,9 @@
 import { TokenRefresher } from '@proj/token-refresh'
 import { fakeTime, fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
-import { describe, expect, it } from 'vitest'
-import { type RevivablePlayer, reviveAfterOutage } from './revive.ts'
+import { describe, expect, it, vi } from 'vitest'
+import { watchFailures } from './failure-watch.ts'
+import type { FailingPlayer } from './give-up.ts'
+import type { RevivablePlayer } from './revive.ts'
 
 /** A player whose time moves only when told to. */
 const fakePlayer = (duration = 80) => {
@@ -9,11 +11,12 @@ const fakePlayer = (duration = 80) => {
   let time = 30
   let error: unknown = null
   const once = new Map<string, () => void>()
-  const player: RevivablePlayer & {
-    move(s: number): void
-    fail(): void
-    fire(type: string): void
-  } = {
+  const player: RevivablePlayer &
+    FailingPlayer & {
+      move(s: number): void
+      fail(): void
+      fire(type: string): void
+    } = {
     currentTime: ((seconds?: number) => {
       if (seconds === undefined) return time
       calls.push(`currentTime ${seconds}`)
@@ -23,7 +26,8 @@ const fakePlayer = (duration = 80) => {
     duration: () => duration,
     paused: () => false,
     ended: () => false,
-    error: () => error,
+    error: (() => error) as RevivablePlayer['error'] & FailingPlayer['error'],
+    tech: () => undefined,
     src: (source) => {
       calls.push(`src ${source.src}`)
       error = null
@@ -46,21 +50,28 @@ const fakePlayer = (duration = 80) => {
   return { player, calls }
 }
 
-/** A refresher whose backend is down past the token's expiry, then back; `player` revived. */
-const outage = async (player: RevivablePlayer) => {
+/**
+ * A refresher whose backend is down past the token's expiry, then back; `player` revived by
+ * what the plugin loads with the first failure (failure-watch.ts), in by the time it is back.
+ */
+const outage = async (player: RevivablePlayer & FailingPlayer) => {
   const time = fakeTime()
   const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
   const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
-  reviveAfterOutage(player, refresher, { type: 'application/x-mpegURL', timers: time.timers })
+  watchFailures(player, refresher, undefined, {
+    type: 'application/x-mpegURL',
+    timers: time.timers,
+  })
   backend.fail(100)
   await time.advance(30_000)
+  await vi.dynamicImportSettled()
   backend.fail(0)
   // the next retry comes within 30 s (nothing asked for the video meanwhile)
   for (let i = 0; i < 300 && refresher.expired; i++) await time.advance(100)
   return { time, refresher }
 }
 
-describe('reviveAfterOutage (video.js)', () => {
+describe('the outage revival (video.js), loaded with the first failure', () => {
   it('reloads a stuck VOD player at its position once the new token came', async () => {
     const { player, calls } = fakePlayer()
     const { time, refresher } = await outage(player)
@@ -96,7 +107,10 @@ describe('reviveAfterOutage (video.js)', () => {
     const backend = fakeTokenBackend({ clock: time.clock })
     const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
     const { player, calls } = fakePlayer()
-    reviveAfterOutage(player, refresher, { type: 'application/x-mpegURL', timers: time.timers })
+    watchFailures(player, refresher, undefined, {
+      type: 'application/x-mpegURL',
+      timers: time.timers,
+    })
     backend.fail(1) // one failure inside the lead window: not an outage
     await time.advance(40_000)
     expect(calls).toEqual([])

@@ -1,4 +1,5 @@
-import type { TokenRefresher } from '@proj/token-refresh'
+import type { EventHandler, TokenRefresher } from '@proj/token-refresh'
+import type { FailureEvent } from './failure-watch.ts'
 
 /** The part of a video.js player the revival uses. */
 export interface RevivablePlayer {
@@ -27,11 +28,15 @@ export interface ReviveOptions {
  * a new token arrives, a player that gave up (an error) is reloaded at once, and one that is
  * stuck (not paused, yet its time does not move for `checkAfterMs`; VHS can leave its segment
  * loader paused for good after excluding renditions) after that check, with the new URL at its
- * position (VOD) or at the live edge. Returns the function that stops it.
+ * position (VOD) or at the live edge. It is told the refresher's `error` and `tokenrefreshed`
+ * events (`watchFailures`, which loads it with the first failure).
  *
  * @example
  * ```ts
- * const stop = reviveAfterOutage(player, refresher, { type: 'application/x-mpegURL' })
+ * const revival = reviveAfterOutage(player, refresher, { type: 'application/x-mpegURL' })
+ * refresher.addEventListener('error', (refresherEvent) =>
+ *   revival.handle({ refresherEvent, expired: refresher.expired, token: refresher.token }),
+ * )
  * ```
  */
 export function reviveAfterOutage(
@@ -42,12 +47,12 @@ export function reviveAfterOutage(
     checkAfterMs = 4000,
     timers = { set: (callback, ms) => setTimeout(callback, ms) },
   }: ReviveOptions,
-): () => void {
+): EventHandler<FailureEvent> {
   let outage = false
   let stopped = false
-  // a failed refresh while the token is expired: playback cannot go on until a new one comes
-  const onError = () => {
-    if (refresher.expired) outage = true
+  // a failed refresh while the token was expired: playback cannot go on until a new one comes
+  const onError = (expired: boolean) => {
+    if (expired) outage = true
   }
   const onRefreshed = () => {
     if (!outage || refresher.rejected) return
@@ -67,11 +72,14 @@ export function reviveAfterOutage(
       if (player.error() || stuck) reload()
     }, checkAfterMs)
   }
-  refresher.addEventListener('error', onError)
-  refresher.addEventListener('tokenrefreshed', onRefreshed)
-  return () => {
-    stopped = true
-    refresher.removeEventListener('error', onError)
-    refresher.removeEventListener('tokenrefreshed', onRefreshed)
+  return {
+    handle(news) {
+      if (!('refresherEvent' in news)) return
+      if (news.refresherEvent.type === 'error') onError(news.expired)
+      else if (news.refresherEvent.type === 'tokenrefreshed') onRefreshed()
+    },
+    stop() {
+      stopped = true
+    },
   }
 }

@@ -1,5 +1,6 @@
 export { type FakeBackend, type FakeBackendOptions, fakeTokenBackend } from './fake-backend.ts'
 export { type FakeTime, fakeTime } from './fake-time.ts'
+export { type HeldImport, heldImport } from './held-import.ts'
 export { testRefreshOptions } from './refresh-options.ts'
 export {
   type IifeBuildConfig,
