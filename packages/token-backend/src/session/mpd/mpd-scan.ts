@@ -1,0 +1,265 @@
+import { SaxesParser } from 'saxes'
+import { MpdError } from './mpd-error.ts'
+import type { MpdLimits } from './mpd-limits.ts'
+
+/** One URL of the MPD: what a player reads, and where its text is in the document. */
+export interface UrlSite {
+  /** The URL as a player reads it: entities decoded, an element's text trimmed. */
+  value: string
+  /** Where its text starts in the document (`-1`: an empty element, nowhere to write). */
+  start: number
+  /** Where its text ends (exclusive). */
+  end: number
+  /** The quote around an attribute value; `undefined` for an element's text. */
+  quote: '"' | "'" | undefined
+  /** A `SegmentTemplate` attribute: the player substitutes its `$…$` identifiers. */
+  template: boolean
+  /** Where it is, for messages: `BaseURL`, `SegmentTemplate@media`. */
+  where: string
+}
+
+/** The elements whose `BaseURL` children rebase every URL inside them. */
+export type LevelName = 'MPD' | 'Period' | 'AdaptationSet' | 'Representation'
+
+/** An MPD, Period, AdaptationSet or Representation, with the URLs that belong to it. */
+export interface Level {
+  name: LevelName
+  /** Its `BaseURL` children: alternatives, each resolved against the level above. */
+  bases: UrlSite[]
+  /** The URLs of its segment information (`SegmentTemplate`, `SegmentList`, `SegmentBase`). */
+  urls: UrlSite[]
+  /** The levels inside it. */
+  children: Level[]
+}
+
+/** What the scan found: the level tree and the MPD's own locations. */
+export interface MpdOutline {
+  root: Level
+  /** `Location` and `PatchLocation`: resolved against the MPD's own URL. */
+  locations: UrlSite[]
+}
+
+const LEVEL_BELOW: Readonly<Record<string, LevelName>> = {
+  MPD: 'Period',
+  Period: 'AdaptationSet',
+  AdaptationSet: 'Representation',
+}
+/** The URL attributes of each element of segment information, and whether they are templates. */
+const URL_ATTRIBUTES: Readonly<Record<string, { names: readonly string[]; template: boolean }>> = {
+  SegmentTemplate: {
+    names: ['media', 'initialization', 'index', 'bitstreamSwitching'],
+    template: true,
+  },
+  Initialization: { names: ['sourceURL'], template: false },
+  RepresentationIndex: { names: ['sourceURL'], template: false },
+  BitstreamSwitching: { names: ['sourceURL'], template: false },
+  SegmentURL: { names: ['media', 'index'], template: false },
+}
+const SEGMENT_INFO = new Set(['SegmentTemplate', 'SegmentList', 'SegmentBase'])
+/** What each element of segment information may hold that carries a URL. */
+const SEGMENT_PARTS: Readonly<Record<string, ReadonlySet<string>>> = {
+  SegmentTemplate: new Set(['Initialization', 'RepresentationIndex', 'BitstreamSwitching']),
+  SegmentList: new Set([
+    'Initialization',
+    'RepresentationIndex',
+    'BitstreamSwitching',
+    'SegmentURL',
+  ]),
+  SegmentBase: new Set(['Initialization', 'RepresentationIndex']),
+}
+
+/** What an open element is to the scan. */
+type Open =
+  | { kind: 'level'; level: Level }
+  | { kind: 'segment-info'; name: string; level: Level }
+  | { kind: 'text-url'; into: UrlSite[]; where: string; pieces: Piece[]; contentStart: number }
+  | { kind: 'other' }
+
+/** A run of character data inside a URL element: text (entities decoded) or a CDATA section. */
+interface Piece {
+  start: number
+  end: number
+  value: string
+  cdata: boolean
+}
+
+interface RawAttribute {
+  name: string
+  value: string
+  /** Index of its closing quote. */
+  end: number
+}
+
+const isXmlSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13
+
+/** Characters of literal XML whitespace at the start (`step` 1) or end (`step` -1) of a range. */
+function spaceRun(text: string, from: number, to: number, step: 1 | -1): number {
+  let count = 0
+  let at = step === 1 ? from : to - 1
+  while (at >= from && at < to && isXmlSpace(text.charCodeAt(at))) {
+    count++
+    at += step
+  }
+  return count
+}
+
+/** Trims XML whitespace only (a URL's own characters are the player's business). */
+const trimXml = (value: string) => {
+  let start = 0
+  let end = value.length
+  while (start < end && isXmlSpace(value.charCodeAt(start))) start++
+  while (end > start && isXmlSpace(value.charCodeAt(end - 1))) end--
+  return value.slice(start, end)
+}
+
+/** The URL an element's text holds and the span of the document to replace to change it. */
+function textSite(text: string, pieces: readonly Piece[], where: string): UrlSite {
+  const value = trimXml(pieces.map((piece) => piece.value).join(''))
+  const filled = pieces.filter((piece) => trimXml(piece.value) !== '')
+  const first = filled[0]
+  const last = filled.at(-1)
+  if (value === '' || first === undefined || last === undefined)
+    return { value: '', start: -1, end: -1, quote: undefined, template: false, where }
+  // comments or CDATA between the first and the last character of the URL go with it
+  const start = first.cdata ? first.start : first.start + spaceRun(text, first.start, first.end, 1)
+  const end = last.cdata ? last.end : last.end - spaceRun(text, last.start, last.end, -1)
+  return { value, start, end, quote: undefined, template: false, where }
+}
+
+/**
+ * Reads an MPD with saxes (a conforming, non-validating XML parser that never reads a DTD) and
+ * finds every URL of the video's files with its position in the text: `BaseURL` at each level,
+ * `Location`, `PatchLocation`, and the URL attributes of the segment information. Element names
+ * are matched with the prefix the root element uses (the MPD namespace's, whatever it is called).
+ * Stops at the first error: a DOCTYPE, any well-formedness error (an undefined entity is one),
+ * or a limit passed.
+ *
+ * @throws {MpdError} when the MPD cannot be served.
+ * @example
+ * ```ts
+ * const { root } = scanMpd('<MPD><BaseURL>dash/</BaseURL><Period/></MPD>', MPD_LIMITS)
+ * root.bases[0]?.value // 'dash/'
+ * ```
+ */
+export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
+  const parser = new SaxesParser({ position: true })
+  const stack: Open[] = []
+  const locations: UrlSite[] = []
+  let root: Level | undefined
+  let prefix = ''
+  let attributes: RawAttribute[] = []
+  // where the character data after the last markup begins
+  let boundary = 0
+
+  const attributeSites = (element: string, list: UrlSite[]) => {
+    const spec = URL_ATTRIBUTES[element]
+    if (spec === undefined) return
+    for (const { name, value, end } of attributes) {
+      if (!spec.names.includes(name)) continue
+      if (value.length > limits.maxUrlLength)
+        throw new MpdError(
+          'url',
+          `${element}@${name} is longer than ${limits.maxUrlLength} characters`,
+        )
+      // the value cannot hold its own quote: the one before it opens the value
+      const quote = text[end] === "'" ? "'" : '"'
+      const start = text.lastIndexOf(quote, end - 1) + 1
+      list.push({ value, start, end, quote, template: spec.template, where: `${element}@${name}` })
+    }
+  }
+
+  const open = (name: string, parent: Open | undefined): Open => {
+    if (parent === undefined) {
+      const colon = name.indexOf(':')
+      prefix = colon === -1 ? '' : name.slice(0, colon + 1)
+      if (name.slice(prefix.length) !== 'MPD')
+        throw new MpdError('not-mpd', `the root element is <${name}>, not <MPD>`)
+      root = { name: 'MPD', bases: [], urls: [], children: [] }
+      return { kind: 'level', level: root }
+    }
+    if (!name.startsWith(prefix)) return { kind: 'other' }
+    const local = name.slice(prefix.length)
+    if (parent.kind === 'level') {
+      const { level } = parent
+      if (LEVEL_BELOW[level.name] === local) {
+        const child: Level = { name: local as LevelName, bases: [], urls: [], children: [] }
+        level.children.push(child)
+        return { kind: 'level', level: child }
+      }
+      if (local === 'BaseURL')
+        return { kind: 'text-url', into: level.bases, where: local, pieces: [], contentStart: -1 }
+      if (level.name === 'MPD' && (local === 'Location' || local === 'PatchLocation'))
+        return { kind: 'text-url', into: locations, where: local, pieces: [], contentStart: -1 }
+      if (level.name !== 'MPD' && SEGMENT_INFO.has(local)) {
+        attributeSites(local, level.urls)
+        return { kind: 'segment-info', name: local, level }
+      }
+      return { kind: 'other' }
+    }
+    if (parent.kind === 'segment-info' && SEGMENT_PARTS[parent.name]?.has(local)) {
+      attributeSites(local, parent.level.urls)
+      return { kind: 'other' }
+    }
+    if (parent.kind === 'text-url')
+      throw new MpdError('syntax', `<${parent.where}> holds an element: a URL is text`)
+    return { kind: 'other' }
+  }
+
+  parser.on('error', (error) => {
+    throw new MpdError('syntax', `not well-formed XML: ${error.message}`)
+  })
+  parser.on('doctype', () => {
+    throw new MpdError('doctype', 'it has a DOCTYPE (entities are never expanded)')
+  })
+  parser.on('opentagstart', () => {
+    if (stack.length >= limits.maxDepth)
+      throw new MpdError('depth', `elements nest deeper than ${limits.maxDepth}`)
+    attributes = []
+  })
+  parser.on('attribute', ({ name, value }) => {
+    if (value.length > limits.maxAttributeLength)
+      throw new MpdError(
+        'attribute',
+        `attribute ${name} is longer than ${limits.maxAttributeLength} characters`,
+      )
+    attributes.push({ name, value, end: parser.position - 1 })
+  })
+  parser.on('opentag', (tag) => {
+    const entry = open(tag.name, stack.at(-1))
+    boundary = parser.position
+    if (entry.kind === 'text-url') entry.contentStart = boundary
+    stack.push(entry)
+  })
+  parser.on('text', (value) => {
+    // the event comes at the `<` that ends the text
+    const top = stack.at(-1)
+    const end = parser.position - 1
+    if (top?.kind === 'text-url') top.pieces.push({ start: boundary, end, value, cdata: false })
+    boundary = end
+  })
+  parser.on('cdata', (value) => {
+    const top = stack.at(-1)
+    if (top?.kind === 'text-url')
+      top.pieces.push({ start: boundary, end: parser.position, value, cdata: true })
+    boundary = parser.position
+  })
+  parser.on('comment', () => {
+    // the event comes at the second `-` of `-->` (anything else there is an error)
+    boundary = parser.position + 1
+  })
+  parser.on('processinginstruction', () => {
+    boundary = parser.position
+  })
+  parser.on('closetag', () => {
+    const top = stack.pop()
+    boundary = parser.position
+    if (top?.kind !== 'text-url') return
+    const site = textSite(text, top.pieces, top.where)
+    if (site.value.length > limits.maxUrlLength)
+      throw new MpdError('url', `${top.where} is longer than ${limits.maxUrlLength} characters`)
+    top.into.push(site)
+  })
+  parser.write(text).close()
+  if (root === undefined) throw new MpdError('not-mpd', 'it has no root element')
+  return { root, locations }
+}
