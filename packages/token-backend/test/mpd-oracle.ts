@@ -1,16 +1,17 @@
-import {
-  type DashSegment,
-  inheritAttributes,
-  stringToMpdXml,
-  toPlaylists,
-  type XmlNode,
-} from 'mpd-parser'
+import { inheritAttributes, stringToMpdXml, toPlaylists, type XmlNode } from 'mpd-parser'
 
 // mpd-parser (VHS's MPD parser, on @xmldom/xmldom) is the independent oracle of the MPD
 // rewriter's tests: what it resolves in an MPD is what a player would request.
 
 // a fixed wall clock for live MPDs: the same segments before and after
 const NOW = Date.parse('2026-11-26T07:02:00Z')
+
+/** A URL a player requests, and the base it resolved it against. */
+export interface ResolvedUrl {
+  url: string
+  /** The Representation's BaseURL (resolved), or the MPD's own URL. */
+  base: string
+}
 
 /**
  * Every URL mpd-parser resolves in the MPD loaded from `url`, in its order: per Representation
@@ -22,18 +23,18 @@ const NOW = Date.parse('2026-11-26T07:02:00Z')
  * resolvedUrls(text, 'https://cdn.example.com/videos/12345_demo/tok/1800000000/dash/manifest.mpd')
  * ```
  */
-export function resolvedUrls(text: string, url: string): string[] {
+export function resolvedUrls(text: string, url: string): ResolvedUrl[] {
   const parsed = inheritAttributes(stringToMpdXml(text), { manifestUri: url, NOW })
-  const urls: string[] = []
-  const add = (segment: DashSegment | undefined) => {
-    if (segment?.map) urls.push(segment.map.resolvedUri)
-    if (segment) urls.push(segment.resolvedUri)
-  }
+  const urls: ResolvedUrl[] = []
   for (const playlist of toPlaylists(parsed.representationInfo)) {
-    add(playlist.sidx)
-    for (const segment of playlist.segments ?? []) add(segment)
+    const base = playlist.attributes.baseUrl ?? url
+    for (const segment of [playlist.sidx, ...(playlist.segments ?? [])]) {
+      if (segment?.map) urls.push({ url: segment.map.resolvedUri, base })
+      if (segment) urls.push({ url: segment.resolvedUri, base })
+    }
   }
-  for (const location of parsed.locations ?? []) urls.push(new URL(location, url).href)
+  for (const location of parsed.locations ?? [])
+    urls.push({ url: new URL(location, url).href, base: url })
   return urls
 }
 

@@ -5,10 +5,9 @@ import { MpdError } from './mpd-error.ts'
 import type { MpdLimits } from './mpd-limits.ts'
 import type { UrlSite } from './mpd-scan.ts'
 
-// The session's files as URLs below a stand-in root: only references between them reach the
-// rewritten MPD, so the session's real host and credential never matter here.
-const ROOT_PATH = '/s/video/session/'
-const SESSION_ROOT = `https://session.invalid${ROOT_PATH}`
+// Without the session's own URL, its files are URLs below a stand-in root: only references
+// relative to one another reach the rewritten MPD, so its host and credential never matter.
+const STAND_IN_ROOT = 'https://session.invalid/s/video/session/'
 
 /** A base one URL resolves against: on the CDN, and under the session. */
 export interface BasePair {
@@ -53,18 +52,38 @@ function servable(rest: string, kind: UrlKind): boolean {
   return sessionFile(rest) !== undefined
 }
 
+/** The session's folder of the video: the URL its files are relative to. */
+function sessionRoot(rest: string, session: string | undefined): string {
+  if (session === undefined) return STAND_IN_ROOT
+  const root = new URL(`./${'../'.repeat(rest.split('/').length - 1)}`, session)
+  root.search = ''
+  root.hash = ''
+  if (new URL(rest, root).pathname !== new URL(session).pathname)
+    throw new TypeError(`the session URL ${session} does not end with the MPD's path ${rest}`)
+  return root.href
+}
+
 /**
  * The URL arithmetic of one session's MPD: where each URL must point under the session, and the
- * reference that gets it there from each of its bases.
+ * reference that gets it there from each of its bases. `session` (the URL the client loaded the
+ * MPD from) lets a reference be root-relative or absolute when no relative one serves.
  *
  * @example
  * ```ts
- * const space = sessionSpace(origin, MPD_LIMITS)
+ * const space = sessionSpace(origin, undefined, MPD_LIMITS)
  * space.rewrite(site, [space.document], 'file') // the new reference, or undefined to keep it
  * ```
  */
-export function sessionSpace(origin: PlaylistOrigin, limits: MpdLimits) {
-  /** The session URL of the file `url` names on the CDN, when the session serves it. */
+export function sessionSpace(
+  origin: PlaylistOrigin,
+  session: string | undefined,
+  limits: MpdLimits,
+) {
+  const root = sessionRoot(origin.rest, session)
+  const rootPath = new URL(root).pathname
+  const inside = (pair: BasePair) => pair.ses.startsWith(root)
+
+  /** The session URL of the file `value` names against `base` on the CDN, when it serves it. */
   const target = (value: string, base: string, kind: UrlKind, template: boolean) => {
     let url: URL
     try {
@@ -74,7 +93,7 @@ export function sessionSpace(origin: PlaylistOrigin, limits: MpdLimits) {
     }
     const rest = cdnFileRest(url, origin)
     if (rest === undefined || !servable(template ? probe(rest) : rest, kind)) return undefined
-    return `${SESSION_ROOT}${rest}${url.search}${url.hash}`
+    return `${root}${rest}${url.search}${url.hash}`
   }
 
   const pair = (up: string, ses: string): BasePair => {
@@ -82,23 +101,35 @@ export function sessionSpace(origin: PlaylistOrigin, limits: MpdLimits) {
     const rest = cdnFileRest(url, origin)
     // with its token pair: nothing a relative path adds can look like one
     const paired = rest !== undefined && url.pathname.length - origin.directory.length > rest.length
-    return { up, ses, mirrored: paired && new URL(ses).pathname === ROOT_PATH + rest }
+    return { up, ses, mirrored: paired && new URL(ses).pathname === rootPath + rest }
   }
 
-  /** From a base under the session to a file of it: a relative reference. */
-  const reference = (from: string, to: string) => {
+  /**
+   * The references to `to` to try, best first: from the base `from` the shortest relative one,
+   * then one through the session's folder (the same from every base as deep); with the
+   * session's URL, root-relative, then absolute (the one that serves below another host).
+   */
+  const references = (from: string | undefined, to: string): string[] => {
     const target = new URL(to)
-    const path = relativeReference(
-      new URL(from).pathname.slice(ROOT_PATH.length),
-      target.pathname.slice(ROOT_PATH.length),
-    )
-    return (path === '' ? './' : path) + target.search + target.hash
+    const suffix = target.search + target.hash
+    const found: string[] = []
+    if (from !== undefined) {
+      const fromRest = new URL(from).pathname.slice(rootPath.length)
+      const toRest = target.pathname.slice(rootPath.length)
+      const climb = '../'.repeat(fromRest.split('/').length - 1)
+      found.push(`${relativeReference(fromRest, toRest) || './'}${suffix}`)
+      found.push(`${climb + toRest || './'}${suffix}`)
+    }
+    if (session !== undefined) found.push(target.pathname + suffix, target.href)
+    return found
   }
 
   /**
    * What `site` must say so that, against each of its bases under the session, it names the
-   * file it named against the same base on the CDN (or, for a URL the session does not serve,
-   * what it already named under the session). `undefined`: it already does, keep it as it is.
+   * file it named against the same base on the CDN. Best: every base resolves as before (a URL
+   * the session does not serve keeps what it named under the session); else every base that
+   * named a file of the video names it; else every such base on the session (below another
+   * host's BaseURL alternative, the MPD's author chose what is served). `undefined`: keep it.
    */
   const rewrite = (site: UrlSite, pairs: readonly BasePair[], kind: UrlKind) => {
     const { value, template } = site
@@ -110,24 +141,26 @@ export function sessionSpace(origin: PlaylistOrigin, limits: MpdLimits) {
       )
     const targets = pairs.map((p) => target(value, p.up, kind, template))
     const wanted = pairs.map((p, i) => targets[i] ?? resolve(value, p.ses))
-    if (pairs.every((p, i) => resolve(value, p.ses) === wanted[i])) return undefined
-    // Under a BaseURL alternative on another host the MPD's author chose what is served; a
-    // reference relative to the session names something else there, which the session accepts:
-    // it serves its own files, and leaves the choice of alternative to the player.
-    const inside = pairs.map((p) => p.ses.startsWith(SESSION_ROOT))
-    const anchor = pairs.findIndex((_, i) => targets[i] !== undefined && inside[i])
-    const to = targets[anchor]
-    const from = pairs[anchor]?.ses
-    if (to === undefined || from === undefined || site.start < 0)
-      throw new MpdError(
-        'unservable',
-        `${site.where} names a file of the video below a BaseURL on another host: no reference there reaches the session`,
+    const exact = (ref: string) => pairs.every((p, i) => resolve(ref, p.ses) === wanted[i])
+    if (exact(value)) return undefined
+    const served = (ref: string, onSession: boolean) =>
+      pairs.every(
+        (p, i) =>
+          targets[i] === undefined ||
+          (onSession && !inside(p)) ||
+          resolve(ref, p.ses) === targets[i],
       )
-    const written = reference(from, to)
-    if (pairs.some((p, i) => inside[i] && resolve(written, p.ses) !== wanted[i]))
+    const anchor = pairs.findIndex((p, i) => targets[i] !== undefined && inside(p))
+    const to = targets[anchor] ?? targets.find((t) => t !== undefined)
+    const candidates = to === undefined ? [] : references(pairs[anchor]?.ses, to)
+    const written =
+      candidates.find(exact) ??
+      candidates.find((ref) => served(ref, false)) ??
+      candidates.find((ref) => served(ref, true))
+    if (written === undefined || site.start < 0)
       throw new MpdError(
         'unservable',
-        `${site.where} names a file of the video, but its BaseURLs need different references to it under the session`,
+        `${site.where} names a file of the video that no reference relative to its BaseURLs reaches under the session`,
       )
     return written
   }
@@ -159,7 +192,7 @@ export function sessionSpace(origin: PlaylistOrigin, limits: MpdLimits) {
   const search = new URL(origin.upstream).search
   return {
     /** The MPD itself: its URL on the CDN, and under the session. */
-    document: pair(origin.upstream, `${SESSION_ROOT}${origin.rest}${search}`),
+    document: pair(origin.upstream, session ?? `${root}${origin.rest}${search}`),
     rewrite,
     rebase,
   }

@@ -14,7 +14,8 @@ export interface UrlSite {
   quote: '"' | "'" | undefined
   /** A `SegmentTemplate` attribute: the player substitutes its `$…$` identifiers. */
   template: boolean
-  /** Where it is, for messages: `BaseURL`, `SegmentTemplate@media`. */
+  /** What it is, for messages and inheritance: `BaseURL`, `SegmentTemplate@media`,
+   * `SegmentList/SegmentURL@media` (a level's own replaces what it inherits of the same). */
   where: string
 }
 
@@ -151,7 +152,7 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
   // where the character data after the last markup begins
   let boundary = 0
 
-  const attributeSites = (element: string, list: UrlSite[]) => {
+  const attributeSites = (element: string, list: UrlSite[], within = '') => {
     const spec = URL_ATTRIBUTES[element]
     if (spec === undefined) return
     for (const { name, value, end } of attributes) {
@@ -164,7 +165,8 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
       // the value cannot hold its own quote: the one before it opens the value
       const quote = text[end] === "'" ? "'" : '"'
       const start = text.lastIndexOf(quote, end - 1) + 1
-      list.push({ value, start, end, quote, template: spec.template, where: `${element}@${name}` })
+      const where = `${within}${element}@${name}`
+      list.push({ value, start, end, quote, template: spec.template, where })
     }
   }
 
@@ -197,7 +199,7 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
       return { kind: 'other' }
     }
     if (parent.kind === 'segment-info' && SEGMENT_PARTS[parent.name]?.has(local)) {
-      attributeSites(local, parent.level.urls)
+      attributeSites(local, parent.level.urls, `${parent.name}/`)
       return { kind: 'other' }
     }
     if (parent.kind === 'text-url')

@@ -19,18 +19,20 @@ const origin = (rest: string) => ({
 /** What a URL the upstream MPD names must be under the session. */
 const expected = (url: string): string => {
   const parsed = new URL(url)
-  const inside = /^\/videos\/12345_demo\/(?:[A-Za-z0-9_-]{6,}\/[1-9]\d{9,}\/)?(.+)$/.exec(
+  const inside = /^\/videos\/12345_demo\/(?:[A-Za-z0-9_-]{6,}\/[1-9]\d{9,}\/)?(.*)$/.exec(
     parsed.pathname,
   )
-  if (!['cdn.example.com', 'cdn-ip.example.com'].includes(parsed.host) || !inside?.[1]) return url
+  if (!['cdn.example.com', 'cdn-ip.example.com'].includes(parsed.host) || inside?.[1] === undefined)
+    return url
   return `${SESSION_BASE}${inside[1]}${parsed.search}`
 }
 
 const checked = (text: string, rest = 'dash/manifest.mpd') => {
   const rewritten = sessionMpd(text, origin(rest))
-  const before = resolvedUrls(text, `${UPSTREAM_BASE}${rest}`)
+  const before = resolvedUrls(text, `${UPSTREAM_BASE}${rest}`).map(({ url }) => url)
   expect(before.length).toBeGreaterThan(0)
-  expect(resolvedUrls(rewritten, `${SESSION_BASE}${rest}`)).toEqual(before.map(expected))
+  const after = resolvedUrls(rewritten, `${SESSION_BASE}${rest}`).map(({ url }) => url)
+  expect(after).toEqual(before.map(expected))
   expect(withoutUrls(rewritten)).toBe(withoutUrls(text))
   return rewritten
 }
@@ -39,7 +41,7 @@ describe('sessionMpd on what ffmpeg writes (checked with mpd-parser)', () => {
   it('keeps the VOD MPD byte for byte: its relative URLs already resolve under the session', () => {
     expect(checked(vodMpd)).toBe(vodMpd)
     // 2 video + 1 audio Representations, 40 segments and an init section each
-    expect(resolvedUrls(vodMpd, `${UPSTREAM_BASE}dash/manifest.mpd`)).toHaveLength(3 * 80)
+    expect(resolvedUrls(vodMpd, `${UPSTREAM_BASE}dash/manifest.mpd`)).toHaveLength(3 * 2 * 40)
   })
 
   it('keeps the live MPD (SegmentTimeline, $Time$) byte for byte', () => {
@@ -148,6 +150,35 @@ describe('sessionMpd on MPDs packagers write (checked with mpd-parser)', () => {
     const rewritten = checked(text)
     expect(rewritten).toContain('<BaseURL>../ondemand/v0.mp4</BaseURL>')
     expect(rewritten).toContain('<Initialization sourceURL="v0-init.mp4" range="0-820"/>')
+  })
+})
+
+describe('sessionMpd where the CDN’s token folders and the session’s differ (checked with mpd-parser)', () => {
+  const mpd = (base: string, media: string) => `<MPD type="static" mediaPresentationDuration="PT4S">
+  <BaseURL>${base}</BaseURL>
+  <Period><AdaptationSet mimeType="video/mp4"><Representation id="v0" bandwidth="1">
+    <SegmentList duration="2"><SegmentURL media="${media}"/><SegmentURL media="b.m4s"/></SegmentList>
+  </Representation></AdaptationSet></Period>
+</MPD>`
+
+  it('drops a token pair a relative URL carries below a BaseURL without one', () => {
+    const rewritten = checked(mpd('/videos/12345_demo/', 'Upstr3am/1799999999/dash/a.m4s'))
+    expect(rewritten).toContain('<SegmentURL media="dash/a.m4s"/>')
+    expect(rewritten).toContain('<SegmentURL media="b.m4s"/>')
+  })
+
+  it('takes a pair with no folder after it for a file of that name', () => {
+    const base = 'https://cdn.example.com/videos/12345_demo/Upstr3am/1799999999'
+    const rewritten = checked(mpd(base, 'a.m4s'), 'manifest.mpd')
+    expect(rewritten).toContain('<BaseURL>Upstr3am/1799999999</BaseURL>')
+    expect(rewritten).toContain('<SegmentURL media="a.m4s"/>')
+  })
+
+  it('writes CRLF documents and characters outside the BMP without moving a byte', () => {
+    const text = mpd(`${UPSTREAM_BASE}dash/`, 'a.m4s')
+      .replaceAll('\n', '\r\n')
+      .replace('<Period>', '<!-- 🎬 ok -->\r\n  <Period>')
+    expect(checked(text)).toBe(text.replace(`${UPSTREAM_BASE}dash/`, './'))
   })
 })
 

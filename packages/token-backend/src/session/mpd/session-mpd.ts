@@ -4,6 +4,26 @@ import { MPD_LIMITS, type MpdLimits } from './mpd-limits.ts'
 import { type BasePair, distinct, sessionSpace, type UrlKind } from './mpd-reference.ts'
 import { type Level, scanMpd, type UrlSite } from './mpd-scan.ts'
 
+/** Where an MPD came from and where the session serves it. */
+export interface MpdOrigin extends PlaylistOrigin {
+  /**
+   * The URL the client loaded the MPD from under the session (`…/s/demo/{session}/dash/manifest.mpd`),
+   * as public as `session_url`. Optional: without it every reference written is relative, and
+   * an MPD whose URLs no relative reference serves (BaseURL alternatives of different depths, a
+   * file of the video below another host's BaseURL) is refused.
+   */
+  session?: string
+}
+
+/** URLs of one kind given at one level, the bases of that level, and of the Representations using them. */
+interface Group {
+  sites: UrlSite[]
+  own: BasePair[]
+  users: BasePair[]
+}
+/** The segment information in effect at a level, by kind. */
+type Inherited = ReadonlyMap<string, Group>
+
 /** One replacement in the document: the text between `start` and `end` becomes `text`. */
 interface Edit {
   start: number
@@ -68,13 +88,13 @@ function splice(text: string, edits: Edit[]): string {
  */
 export function sessionMpd(
   text: string,
-  origin: PlaylistOrigin,
+  origin: MpdOrigin,
   limits: MpdLimits = MPD_LIMITS,
 ): string {
   if (text.length > limits.maxLength)
     throw new MpdError('size', `it is longer than ${limits.maxLength} characters`)
   const { root, locations } = scanMpd(text, limits)
-  const space = sessionSpace(origin, limits)
+  const space = sessionSpace(origin, origin.session, limits)
   const edits: Edit[] = []
   const write = (site: UrlSite, reference: string) =>
     edits.push({ start: site.start, end: site.end, text: escapeXml(reference) })
@@ -84,16 +104,29 @@ export function sessionMpd(
       if (reference !== undefined) write(site, reference)
     }
   }
-  /** Rewrites a level and what is inside it; answers the bases its Representations use. */
-  const walk = (level: Level, parents: readonly BasePair[]): BasePair[] => {
+  // Segment information is resolved against the bases of each Representation using it: a
+  // level's own URLs of one kind (`SegmentTemplate@media`) replace those it inherits.
+  const used: Group[] = []
+  const walk = (level: Level, parents: readonly BasePair[], inherited: Inherited) => {
     const own = space.rebase(level.bases, parents, write)
-    const below = distinct(level.children.flatMap((child) => walk(child, own)))
-    // segment information is resolved against the BaseURLs of each Representation using it
-    const users = level.name === 'Representation' || below.length === 0 ? own : below
-    rewrite(level.urls, users, 'file')
-    return users
+    const mine = new Map<string, Group>()
+    for (const site of level.urls) {
+      let group = mine.get(site.where)
+      if (group === undefined) {
+        group = { sites: [], users: [], own }
+        mine.set(site.where, group)
+        used.push(group)
+      }
+      group.sites.push(site)
+    }
+    const groups: Inherited = new Map([...inherited, ...mine])
+    if (level.name === 'Representation')
+      for (const group of groups.values()) group.users.push(...own)
+    for (const child of level.children) walk(child, own, groups)
   }
-  walk(root, [space.document])
+  walk(root, [space.document], new Map())
+  for (const { sites, users, own } of used)
+    rewrite(sites, users.length === 0 ? own : distinct(users), 'file')
   rewrite(locations, [space.document], 'file')
   return splice(text, edits)
 }
