@@ -15,6 +15,8 @@ export interface BasePair {
   up: string
   /** The absolute base under the session, as the rewritten MPD resolves it. */
   ses: string
+  /** The path of `ses` below the session's folder; `undefined` when it is elsewhere. */
+  sesRest: string | undefined
   /** `ses` names under the session what `up` names on the CDN below its token pair: a plain
    * relative path then names the same file under both, and needs no check. */
   mirrored: boolean
@@ -23,6 +25,14 @@ export interface BasePair {
 /** What a URL names: a file (`SegmentURL@media`) or, for a `BaseURL`, a file or a directory. */
 export type UrlKind = 'file' | 'base'
 
+/** A file of the video under the session: its URL, its path there, its query and fragment. */
+interface SessionTarget {
+  href: string
+  rest: string
+  suffix: string
+}
+
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/
 // A template's identifiers (`$Number$`, `$Number%05d$`) and its escaped dollar (`$$`), in order
 const IDENTIFIER = /\$(?:(?:RepresentationID|Number|Bandwidth|Time|SubNumber)(?:%0\d+d)?)?\$/g
 // A relative path without a scheme, escape, query, fragment or backslash
@@ -37,9 +47,9 @@ function plainPath(value: string, template: boolean): boolean {
   return PLAIN.test(path) && path.split('/').every((part) => part !== '.' && part !== '..')
 }
 
-const resolve = (value: string, base: string): string | undefined => {
+const parse = (value: string, base?: string): URL | undefined => {
   try {
-    return new URL(value, base).href
+    return new URL(value, base)
   } catch {
     return undefined
   }
@@ -64,6 +74,27 @@ function sessionRoot(rest: string, session: string | undefined): string {
 }
 
 /**
+ * The references to a file of the session to try, best first: from the base at `fromRest` the
+ * shortest relative one, then one through the session's folder (the same from every base as
+ * deep); with the session's URL, root-relative, then absolute (which also serves below another
+ * host's BaseURL).
+ */
+function referencesTo(
+  { href, rest, suffix }: SessionTarget,
+  fromRest: string | undefined,
+  rootPath: string | undefined,
+): string[] {
+  const found: string[] = []
+  if (fromRest !== undefined) {
+    const climb = '../'.repeat(fromRest.split('/').length - 1)
+    found.push(`${relativeReference(fromRest, rest) || './'}${suffix}`)
+    found.push(`${climb + rest || './'}${suffix}`)
+  }
+  if (rootPath !== undefined) found.push(`${rootPath}${rest}${suffix}`, href)
+  return found
+}
+
+/**
  * The URL arithmetic of one session's MPD: where each URL must point under the session, and the
  * reference that gets it there from each of its bases. `session` (the URL the client loaded the
  * MPD from) lets a reference be root-relative or absolute when no relative one serves.
@@ -81,47 +112,24 @@ export function sessionSpace(
 ) {
   const root = sessionRoot(origin.rest, session)
   const rootPath = new URL(root).pathname
-  const inside = (pair: BasePair) => pair.ses.startsWith(root)
 
-  /** The session URL of the file `value` names against `base` on the CDN, when it serves it. */
-  const target = (value: string, base: string, kind: UrlKind, template: boolean) => {
-    let url: URL
-    try {
-      url = new URL(value, base)
-    } catch {
-      return undefined
-    }
-    const rest = cdnFileRest(url, origin)
-    if (rest === undefined || !servable(template ? probe(rest) : rest, kind)) return undefined
-    return `${root}${rest}${url.search}${url.hash}`
+  /** The file of the video `url` names on the CDN, under the session, when it serves it. */
+  const target = (url: URL | undefined, kind: UrlKind, template: boolean) => {
+    const rest = url && cdnFileRest(url, origin)
+    if (url === undefined || rest === undefined) return undefined
+    if (!servable(template ? probe(rest) : rest, kind)) return undefined
+    const suffix = url.search + url.hash
+    return { href: `${root}${rest}${suffix}`, rest, suffix }
   }
 
   const pair = (up: string, ses: string): BasePair => {
     const url = new URL(up)
     const rest = cdnFileRest(url, origin)
+    const sesPath = new URL(ses).pathname
+    const sesRest = ses.startsWith(root) ? sesPath.slice(rootPath.length) : undefined
     // with its token pair: nothing a relative path adds can look like one
     const paired = rest !== undefined && url.pathname.length - origin.directory.length > rest.length
-    return { up, ses, mirrored: paired && new URL(ses).pathname === rootPath + rest }
-  }
-
-  /**
-   * The references to `to` to try, best first: from the base `from` the shortest relative one,
-   * then one through the session's folder (the same from every base as deep); with the
-   * session's URL, root-relative, then absolute (the one that serves below another host).
-   */
-  const references = (from: string | undefined, to: string): string[] => {
-    const target = new URL(to)
-    const suffix = target.search + target.hash
-    const found: string[] = []
-    if (from !== undefined) {
-      const fromRest = new URL(from).pathname.slice(rootPath.length)
-      const toRest = target.pathname.slice(rootPath.length)
-      const climb = '../'.repeat(fromRest.split('/').length - 1)
-      found.push(`${relativeReference(fromRest, toRest) || './'}${suffix}`)
-      found.push(`${climb + toRest || './'}${suffix}`)
-    }
-    if (session !== undefined) found.push(target.pathname + suffix, target.href)
-    return found
+    return { up, ses, sesRest, mirrored: paired && sesRest === rest }
   }
 
   /**
@@ -139,20 +147,27 @@ export function sessionSpace(
         'bases',
         `${site.where} resolves against more than ${limits.maxBases} BaseURL combinations`,
       )
-    const targets = pairs.map((p) => target(value, p.up, kind, template))
-    const wanted = pairs.map((p, i) => targets[i] ?? resolve(value, p.ses))
+    // an absolute URL is parsed once, whatever its bases
+    const absolute = SCHEME.test(value) ? parse(value) : undefined
+    const resolve = (ref: string, base: string) =>
+      ref === value && absolute !== undefined ? absolute.href : parse(ref, base)?.href
+    const targets = pairs.map((p) => target(absolute ?? parse(value, p.up), kind, template))
+    const wanted = pairs.map((p, i) => targets[i]?.href ?? resolve(value, p.ses))
     const exact = (ref: string) => pairs.every((p, i) => resolve(ref, p.ses) === wanted[i])
     if (exact(value)) return undefined
     const served = (ref: string, onSession: boolean) =>
       pairs.every(
         (p, i) =>
           targets[i] === undefined ||
-          (onSession && !inside(p)) ||
-          resolve(ref, p.ses) === targets[i],
+          (onSession && p.sesRest === undefined) ||
+          resolve(ref, p.ses) === targets[i]?.href,
       )
-    const anchor = pairs.findIndex((p, i) => targets[i] !== undefined && inside(p))
+    const anchor = pairs.findIndex((p, i) => targets[i] !== undefined && p.sesRest !== undefined)
     const to = targets[anchor] ?? targets.find((t) => t !== undefined)
-    const candidates = to === undefined ? [] : references(pairs[anchor]?.ses, to)
+    const candidates =
+      to === undefined
+        ? []
+        : referencesTo(to, pairs[anchor]?.sesRest, session === undefined ? undefined : rootPath)
     const written =
       candidates.find(exact) ??
       candidates.find((ref) => served(ref, false)) ??
@@ -181,8 +196,8 @@ export function sessionSpace(
     })
     const pairs = parents.flatMap((parent) =>
       sites.flatMap((site, i) => {
-        const up = resolve(site.value, parent.up)
-        const ses = resolve(written[i] ?? site.value, parent.ses)
+        const up = parse(site.value, parent.up)?.href
+        const ses = parse(written[i] ?? site.value, parent.ses)?.href
         return up === undefined || ses === undefined ? [] : [pair(up, ses)]
       }),
     )

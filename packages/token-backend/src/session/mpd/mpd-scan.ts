@@ -73,16 +73,8 @@ const SEGMENT_PARTS: Readonly<Record<string, ReadonlySet<string>>> = {
 type Open =
   | { kind: 'level'; level: Level }
   | { kind: 'segment-info'; name: string; level: Level }
-  | { kind: 'text-url'; into: UrlSite[]; where: string; pieces: Piece[]; contentStart: number }
+  | { kind: 'text-url'; into: UrlSite[]; where: string; values: string[]; contentStart: number }
   | { kind: 'other' }
-
-/** A run of character data inside a URL element: text (entities decoded) or a CDATA section. */
-interface Piece {
-  start: number
-  end: number
-  value: string
-  cdata: boolean
-}
 
 interface RawAttribute {
   name: string
@@ -113,17 +105,20 @@ const trimXml = (value: string) => {
   return value.slice(start, end)
 }
 
-/** The URL an element's text holds and the span of the document to replace to change it. */
-function textSite(text: string, pieces: readonly Piece[], where: string): UrlSite {
-  const value = trimXml(pieces.map((piece) => piece.value).join(''))
-  const filled = pieces.filter((piece) => trimXml(piece.value) !== '')
-  const first = filled[0]
-  const last = filled.at(-1)
-  if (value === '' || first === undefined || last === undefined)
-    return { value: '', start: -1, end: -1, quote: undefined, template: false, where }
-  // comments or CDATA between the first and the last character of the URL go with it
-  const start = first.cdata ? first.start : first.start + spaceRun(text, first.start, first.end, 1)
-  const end = last.cdata ? last.end : last.end - spaceRun(text, last.start, last.end, -1)
+/**
+ * The URL an element holds (its text and CDATA, trimmed) and the span to replace to change it:
+ * the element's content but its outer whitespace, a comment or CDATA wrapper inside included.
+ */
+function textSite(
+  text: string,
+  values: readonly string[],
+  [contentStart, contentEnd]: readonly [number, number],
+  where: string,
+): UrlSite {
+  const value = trimXml(values.join(''))
+  if (value === '') return { value, start: -1, end: -1, quote: undefined, template: false, where }
+  const start = contentStart + spaceRun(text, contentStart, contentEnd, 1)
+  const end = contentEnd - spaceRun(text, contentStart, contentEnd, -1)
   return { value, start, end, quote: undefined, template: false, where }
 }
 
@@ -149,8 +144,6 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
   let root: Level | undefined
   let prefix = ''
   let attributes: RawAttribute[] = []
-  // where the character data after the last markup begins
-  let boundary = 0
 
   const attributeSites = (element: string, list: UrlSite[], within = '') => {
     const spec = URL_ATTRIBUTES[element]
@@ -179,6 +172,8 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
       root = { name: 'MPD', bases: [], urls: [], children: [] }
       return { kind: 'level', level: root }
     }
+    if (parent.kind === 'text-url')
+      throw new MpdError('syntax', `<${parent.where}> holds an element: a URL is text`)
     if (!name.startsWith(prefix)) return { kind: 'other' }
     const local = name.slice(prefix.length)
     if (parent.kind === 'level') {
@@ -188,35 +183,31 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
         level.children.push(child)
         return { kind: 'level', level: child }
       }
-      if (local === 'BaseURL')
-        return { kind: 'text-url', into: level.bases, where: local, pieces: [], contentStart: -1 }
+      const url = (into: UrlSite[]): Open => ({
+        kind: 'text-url',
+        into,
+        where: local,
+        values: [],
+        contentStart: parser.position,
+      })
+      if (local === 'BaseURL') return url(level.bases)
       if (level.name === 'MPD' && (local === 'Location' || local === 'PatchLocation'))
-        return { kind: 'text-url', into: locations, where: local, pieces: [], contentStart: -1 }
+        return url(locations)
       if (level.name !== 'MPD' && SEGMENT_INFO.has(local)) {
         attributeSites(local, level.urls)
         return { kind: 'segment-info', name: local, level }
       }
-      return { kind: 'other' }
     }
-    if (parent.kind === 'segment-info' && SEGMENT_PARTS[parent.name]?.has(local)) {
+    if (parent.kind === 'segment-info' && SEGMENT_PARTS[parent.name]?.has(local))
       attributeSites(local, parent.level.urls, `${parent.name}/`)
-      return { kind: 'other' }
-    }
-    if (parent.kind === 'text-url')
-      throw new MpdError('syntax', `<${parent.where}> holds an element: a URL is text`)
     return { kind: 'other' }
   }
 
-  parser.on('error', (error) => {
-    throw new MpdError('syntax', `not well-formed XML: ${error.message}`)
-  })
+  // Six handlers at most: saxes stores each on the parser object, and more turn it into a
+  // dictionary for V8 (a rewrite five times slower). Well-formedness errors are saxes' own
+  // throws; comments and processing instructions need no handler.
   parser.on('doctype', () => {
     throw new MpdError('doctype', 'it has a DOCTYPE (entities are never expanded)')
-  })
-  parser.on('opentagstart', () => {
-    if (stack.length >= limits.maxDepth)
-      throw new MpdError('depth', `elements nest deeper than ${limits.maxDepth}`)
-    attributes = []
   })
   parser.on('attribute', ({ name, value }) => {
     if (value.length > limits.maxAttributeLength)
@@ -227,41 +218,35 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
     attributes.push({ name, value, end: parser.position - 1 })
   })
   parser.on('opentag', (tag) => {
-    const entry = open(tag.name, stack.at(-1))
-    boundary = parser.position
-    if (entry.kind === 'text-url') entry.contentStart = boundary
-    stack.push(entry)
+    if (stack.length >= limits.maxDepth)
+      throw new MpdError('depth', `elements nest deeper than ${limits.maxDepth}`)
+    stack.push(open(tag.name, stack.at(-1)))
+    attributes = []
   })
-  parser.on('text', (value) => {
-    // the event comes at the `<` that ends the text
+  const character = (value: string) => {
     const top = stack.at(-1)
-    const end = parser.position - 1
-    if (top?.kind === 'text-url') top.pieces.push({ start: boundary, end, value, cdata: false })
-    boundary = end
-  })
-  parser.on('cdata', (value) => {
-    const top = stack.at(-1)
-    if (top?.kind === 'text-url')
-      top.pieces.push({ start: boundary, end: parser.position, value, cdata: true })
-    boundary = parser.position
-  })
-  parser.on('comment', () => {
-    // the event comes at the second `-` of `-->` (anything else there is an error)
-    boundary = parser.position + 1
-  })
-  parser.on('processinginstruction', () => {
-    boundary = parser.position
-  })
+    if (top?.kind === 'text-url') top.values.push(value)
+  }
+  parser.on('text', character)
+  parser.on('cdata', character)
   parser.on('closetag', () => {
     const top = stack.pop()
-    boundary = parser.position
     if (top?.kind !== 'text-url') return
-    const site = textSite(text, top.pieces, top.where)
+    // the close tag holds no other `<`
+    const content = [top.contentStart, text.lastIndexOf('<', parser.position - 1)] as const
+    const site = textSite(text, top.values, content, top.where)
     if (site.value.length > limits.maxUrlLength)
       throw new MpdError('url', `${top.where} is longer than ${limits.maxUrlLength} characters`)
     top.into.push(site)
   })
-  parser.write(text).close()
+  try {
+    parser.write(text).close()
+  } catch (error) {
+    // saxes throws a plain Error at the first well-formedness error
+    if (error instanceof Error && error.constructor === Error)
+      throw new MpdError('syntax', `not well-formed XML: ${error.message}`)
+    throw error
+  }
   if (root === undefined) throw new MpdError('not-mpd', 'it has no root element')
   return { root, locations }
 }

@@ -27,8 +27,8 @@ const expected = (url: string): string => {
   return `${SESSION_BASE}${inside[1]}${parsed.search}`
 }
 
-const checked = (text: string, rest = 'dash/manifest.mpd') => {
-  const rewritten = sessionMpd(text, origin(rest))
+const checked = (text: string, rest = 'dash/manifest.mpd', session?: string) => {
+  const rewritten = sessionMpd(text, { ...origin(rest), ...(session && { session }) })
   const before = resolvedUrls(text, `${UPSTREAM_BASE}${rest}`).map(({ url }) => url)
   expect(before.length).toBeGreaterThan(0)
   const after = resolvedUrls(rewritten, `${SESSION_BASE}${rest}`).map(({ url }) => url)
@@ -252,6 +252,31 @@ describe('sessionMpd on the URLs the oracle does not read', () => {
     )
   })
 
+  it('reaches a file from BaseURL alternatives of different folders through the session’s folder', () => {
+    const text = `<MPD type="static" mediaPresentationDuration="PT2S">
+  <BaseURL>${cdn}/dash/</BaseURL><BaseURL>https://cdn-ip.example.com/videos/12345_demo/backup/</BaseURL>
+  <Period><AdaptationSet mimeType="video/mp4"><Representation id="r" bandwidth="1">
+    <SegmentList duration="2"><Initialization sourceURL="/videos/12345_demo/dash/init.mp4"/><SegmentURL media="a.m4s"/></SegmentList>
+  </Representation></AdaptationSet></Period>
+</MPD>`
+    const rewritten = sessionMpd(text, origin('dash/manifest.mpd'))
+    expect(rewritten).toBe(
+      text
+        .replace(`${cdn}/dash/`, './')
+        .replace('https://cdn-ip.example.com/videos/12345_demo/backup/', '../backup/')
+        .replace('/videos/12345_demo/dash/init.mp4', '../dash/init.mp4'),
+    )
+    const session = resolvedUrls(rewritten, `${SESSION_BASE}dash/manifest.mpd`).map(
+      ({ url }) => url,
+    )
+    expect(session).toEqual([
+      `${SESSION_BASE}dash/init.mp4`,
+      `${SESSION_BASE}dash/a.m4s`,
+      `${SESSION_BASE}dash/init.mp4`,
+      `${SESSION_BASE}backup/a.m4s`,
+    ])
+  })
+
   it('rewrites for the session a URL whose BaseURL alternatives include another host', () => {
     const text = `<MPD><BaseURL>${cdn}/dash/</BaseURL><BaseURL>https://mirror.example.net/dash/</BaseURL>
 <Period><AdaptationSet><Representation id="r" bandwidth="1">
@@ -262,5 +287,39 @@ describe('sessionMpd on the URLs the oracle does not read', () => {
         .replace(`<BaseURL>${cdn}/dash/`, '<BaseURL>./')
         .replace('"/videos/12345_demo/dash/init.mp4"', '"init.mp4"'),
     )
+  })
+})
+
+describe('sessionMpd given the session’s own URL', () => {
+  const cdn = 'https://cdn.example.com/videos/12345_demo/Upstr3am/1799999999'
+  const at = (rest: string) => ({ ...origin(rest), session: `${SESSION_BASE}${rest}` })
+
+  it('writes a root-relative reference where BaseURLs of different depths share a URL', () => {
+    const text = `<MPD type="static" mediaPresentationDuration="PT2S">
+  <BaseURL>${cdn}/dash/</BaseURL><BaseURL>${cdn}/dash/deeper/</BaseURL>
+  <Period><AdaptationSet mimeType="video/mp4"><Representation id="r" bandwidth="1">
+    <SegmentList duration="2"><Initialization sourceURL="${cdn}/dash/init.mp4"/><SegmentURL media="a.m4s"/></SegmentList>
+  </Representation></AdaptationSet></Period>
+</MPD>`
+    expect(() => sessionMpd(text, origin('dash/manifest.mpd'))).toThrowError(
+      expect.objectContaining({ problem: 'unservable' }),
+    )
+    const rewritten = checked(text, 'dash/manifest.mpd', `${SESSION_BASE}dash/manifest.mpd`)
+    expect(rewritten).toContain('sourceURL="/s/demo/eyJ.abc.def/dash/init.mp4"')
+  })
+
+  it('writes an absolute reference for a file of the video below another host’s BaseURL', () => {
+    const text = `<MPD type="static" mediaPresentationDuration="PT2S"><BaseURL>https://mirror.example.net/x/</BaseURL>
+<Period><AdaptationSet mimeType="video/mp4"><Representation id="r" bandwidth="1">
+  <SegmentList duration="2"><SegmentURL media="${cdn}/dash/a.m4s"/><SegmentURL media="b.m4s"/></SegmentList>
+</Representation></AdaptationSet></Period></MPD>`
+    const rewritten = sessionMpd(text, at('dash/manifest.mpd'))
+    expect(rewritten).toBe(text.replace(`${cdn}/dash/a.m4s`, `${SESSION_BASE}dash/a.m4s`))
+  })
+
+  it('refuses a session URL that is not the MPD’s', () => {
+    expect(() =>
+      sessionMpd('<MPD/>', { ...origin('dash/manifest.mpd'), session: `${SESSION_BASE}x.mpd` }),
+    ).toThrowError(TypeError)
   })
 })
