@@ -10,6 +10,7 @@ const benches = {
   http: 'token-worker/http.ts',
   workerd: 'token-worker/workerd.ts',
   sessions: 'token-worker/sessions.ts',
+  mpd: 'token-worker/mpd.ts',
   'redis-leaf': 'token-worker/node-redis-leaf.ts',
   'multi-cdn': 'multi-cdn.ts',
   bundle: 'token-worker/bundle.ts',

@@ -10,8 +10,6 @@ export interface UrlSite {
   start: number
   /** Where its text ends (exclusive). */
   end: number
-  /** The quote around an attribute value; `undefined` for an element's text. */
-  quote: '"' | "'" | undefined
   /** A `SegmentTemplate` attribute: the player substitutes its `$…$` identifiers. */
   template: boolean
   /** What it is, for messages and inheritance: `BaseURL`, `SegmentTemplate@media`,
@@ -116,10 +114,10 @@ function textSite(
   where: string,
 ): UrlSite {
   const value = trimXml(values.join(''))
-  if (value === '') return { value, start: -1, end: -1, quote: undefined, template: false, where }
+  if (value === '') return { value, start: -1, end: -1, template: false, where }
   const start = contentStart + spaceRun(text, contentStart, contentEnd, 1)
   const end = contentEnd - spaceRun(text, contentStart, contentEnd, -1)
-  return { value, start, end, quote: undefined, template: false, where }
+  return { value, start, end, template: false, where }
 }
 
 /**
@@ -159,7 +157,7 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
       const quote = text[end] === "'" ? "'" : '"'
       const start = text.lastIndexOf(quote, end - 1) + 1
       const where = `${within}${element}@${name}`
-      list.push({ value, start, end, quote, template: spec.template, where })
+      list.push({ value, start, end, template: spec.template, where })
     }
   }
 
