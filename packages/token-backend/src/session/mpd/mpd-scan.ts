@@ -201,8 +201,8 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
     return { kind: 'other' }
   }
 
-  // Six handlers at most: saxes stores each on the parser object, and more turn it into a
-  // dictionary for V8 (a rewrite five times slower). Well-formedness errors are saxes' own
+  // Six handlers: saxes stores each on the parser object, and from the eighth on V8 makes that
+  // object a dictionary (parsing five times slower). Well-formedness errors are saxes' own
   // throws; comments and processing instructions need no handler.
   parser.on('doctype', () => {
     throw new MpdError('doctype', 'it has a DOCTYPE (entities are never expanded)')
