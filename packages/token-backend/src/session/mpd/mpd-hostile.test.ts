@@ -106,6 +106,7 @@ describe('sessionMpd refuses hostile MPDs', () => {
     expectRefused('#EXTM3U\n#EXT-X-VERSION:3\n', 'syntax', /not well-formed/)
     expectRefused('', 'syntax', /root element/)
     expectRefused('<html><body/></html>', 'not-mpd', /<html>/)
+    expect(refusal(`<${'x'.repeat(100_000)}/>`).message.length).toBeLessThan(200)
     expectRefused('<MPD><Period></MPD>', 'syntax', /not well-formed/)
     expectRefused('<MPD><BaseURL a=1>x</BaseURL></MPD>', 'syntax', /not well-formed/)
     expectRefused('<MPD><BaseURL>a<b/></BaseURL></MPD>', 'syntax', /a URL is text/)

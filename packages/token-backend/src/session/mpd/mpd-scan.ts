@@ -94,6 +94,9 @@ function spaceRun(text: string, from: number, to: number, step: 1 | -1): number 
   return count
 }
 
+/** A name from the document, short enough for an error message. */
+const named = (name: string) => (name.length > 64 ? `${name.slice(0, 64)}…` : name)
+
 /** Trims XML whitespace only (a URL's own characters are the player's business). */
 const trimXml = (value: string) => {
   let start = 0
@@ -166,7 +169,7 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
       const colon = name.indexOf(':')
       prefix = colon === -1 ? '' : name.slice(0, colon + 1)
       if (name.slice(prefix.length) !== 'MPD')
-        throw new MpdError('not-mpd', `the root element is <${name}>, not <MPD>`)
+        throw new MpdError('not-mpd', `the root element is <${named(name)}>, not <MPD>`)
       root = { name: 'MPD', bases: [], urls: [], children: [] }
       return { kind: 'level', level: root }
     }
@@ -211,7 +214,7 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
     if (value.length > limits.maxAttributeLength)
       throw new MpdError(
         'attribute',
-        `attribute ${name} is longer than ${limits.maxAttributeLength} characters`,
+        `attribute ${named(name)} is longer than ${limits.maxAttributeLength} characters`,
       )
     attributes.push({ name, value, end: parser.position - 1 })
   })
