@@ -107,6 +107,10 @@ describe('sessionMpd refuses hostile MPDs', () => {
     expectRefused('', 'syntax', /root element/)
     expectRefused('<html><body/></html>', 'not-mpd', /<html>/)
     expect(refusal(`<${'x'.repeat(100_000)}/>`).message.length).toBeLessThan(200)
+    const long = `<MPD><${'y'.repeat(100_000)}></MPD>`
+    expect(refusal(long).message).toMatch(
+      /^the CDN's MPD cannot be served: not well-formed XML: .{1,120}$/,
+    )
     expectRefused('<MPD><Period></MPD>', 'syntax', /not well-formed/)
     expectRefused('<MPD><BaseURL a=1>x</BaseURL></MPD>', 'syntax', /not well-formed/)
     expectRefused('<MPD><BaseURL>a<b/></BaseURL></MPD>', 'syntax', /a URL is text/)

@@ -94,8 +94,8 @@ function spaceRun(text: string, from: number, to: number, step: 1 | -1): number 
   return count
 }
 
-/** A name from the document, short enough for an error message. */
-const named = (name: string) => (name.length > 64 ? `${name.slice(0, 64)}…` : name)
+/** A name from the document (or saxes' message naming one), short enough for an error. */
+const named = (name: string) => (name.length > 96 ? `${name.slice(0, 96)}…` : name)
 
 /** Trims XML whitespace only (a URL's own characters are the player's business). */
 const trimXml = (value: string) => {
@@ -245,7 +245,7 @@ export function scanMpd(text: string, limits: MpdLimits): MpdOutline {
   } catch (error) {
     // saxes throws a plain Error at the first well-formedness error
     if (error instanceof Error && error.constructor === Error)
-      throw new MpdError('syntax', `not well-formed XML: ${error.message}`)
+      throw new MpdError('syntax', `not well-formed XML: ${named(error.message)}`)
     throw error
   }
   if (root === undefined) throw new MpdError('not-mpd', 'it has no root element')
