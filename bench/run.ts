@@ -11,6 +11,7 @@ const benches = {
   workerd: 'token-worker/workerd.ts',
   edge: 'token-worker/edge.ts',
   sessions: 'token-worker/sessions.ts',
+  mpd: 'token-worker/mpd.ts',
   'redis-leaf': 'token-worker/node-redis-leaf.ts',
   'multi-cdn': 'multi-cdn.ts',
   bundle: 'token-worker/bundle.ts',

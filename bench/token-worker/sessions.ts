@@ -14,7 +14,9 @@ import { compatibilityDate, tokenWorkerNode, wranglerBuild } from './wrangler-bu
 // Edge sessions: what a leaf redirect (verify the session, sign a CDN URL, answer 302) costs next
 // to a hello-world Hono app on the same runtime, in the same run: in a Node process, over HTTP
 // on Node, and over HTTP on workerd (the deployable bundle with its Durable Object, on workerd's
-// own socket). Plus the playlist rewrite, alone and as the whole route with the upstream cached.
+// own socket). Plus the playlist rewrite, alone and as the whole route with the upstream cached,
+// and the DASH lane (issue 32): its leaf redirect against the HLS one in the same run, and the
+// whole MPD route.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 5))
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (quick ? 1000 : 20_000))
 const DURATION = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5))
@@ -42,40 +44,50 @@ const rounds = async (calls: (() => unknown)[], n?: number) => {
     for (const [i, call] of calls.entries()) samples[i]?.push(await perCallUs(call, n))
   return samples.map(median)
 }
-const sessionPath = async (issue: (path: string) => Response | Promise<Response>) => {
-  const res = await issue('/session?video=demo&type=vod')
+const sessionPath = async (
+  issue: (path: string) => Response | Promise<Response>,
+  format: 'hls' | 'dash' = 'hls',
+) => {
+  const res = await issue(`/session?video=demo&type=vod&format=${format}`)
   if (res.status !== 200)
     throw new Error(`GET /session answered ${res.status}: ${await res.text()}`)
   const { session_url: url } = (await res.json()) as { session_url: string }
-  return new URL(url).pathname.replace(/master\.m3u8$/, '')
+  return new URL(url).pathname.replace(/(master\.m3u8|manifest\.mpd)$/, '')
 }
+// a leaf of each format: the same video directory, the segment each player asks for
+const HLS_LEAF = 'v1/seg_017.ts'
+const DASH_LEAF = 'dash/chunk-1-017.m4s'
 
 // ── in one Node process ──────────────────────────────────────────────────────────────────────
 const masterText = readFileSync(join(VOD_MEDIA_DIR, 'master.m3u8'), 'utf8')
 const mediaText = readFileSync(join(VOD_MEDIA_DIR, 'v1', 'index.m3u8'), 'utf8')
+const mpdText = readFileSync(join(VOD_MEDIA_DIR, 'manifest.mpd'), 'utf8')
 let upstreamFetches = 0
 const app = createTokenApp({
   digest: nodeMd5Digest,
   audit: () => undefined,
   playlists: memoryPlaylists(),
-  fetcher: async () => {
+  fetcher: async (input) => {
     upstreamFetches++
-    return new Response(mediaText)
+    return new Response(String(input).includes('.mpd') ? mpdText : mediaText)
   },
 })
 const hello = new Hono().get('/token', (c) => c.json({ hello: 'world' }))
 const session = await sessionPath((path) => app.request(path, { headers: viewer }, env))
-const leaf = `${session}v1/seg_017.ts`
+const dashSession = await sessionPath((path) => app.request(path, { headers: viewer }, env), 'dash')
+const leaf = `${session}${HLS_LEAF}`
 const playlist = `${session}v1/index.m3u8`
 const check = (status: number) => async (res: Response | Promise<Response>) => {
   const answer = await res
   if (answer.status !== status) throw new Error(`answered ${answer.status}`)
   await answer.arrayBuffer()
 }
-const [helloUs = 0, leafUs = 0, playlistUs = 0] = await rounds([
+const [helloUs = 0, leafUs = 0, playlistUs = 0, dashLeafUs = 0, mpdUs = 0] = await rounds([
   () => check(200)(hello.request('/token', { headers: viewer }, env)),
   () => check(302)(app.request(leaf, { headers: viewer }, env)),
   () => check(200)(app.request(playlist, { headers: viewer }, env)),
+  () => check(302)(app.request(`${dashSession}${DASH_LEAF}`, { headers: viewer }, env)),
+  () => check(200)(app.request(`${dashSession}manifest.mpd`, { headers: viewer }, env)),
 ])
 const origin = (rest: string) => ({
   upstream: `https://cdn.example.com/videos/12345_demo/Tok3n_x/1800000030/${rest}`,
@@ -108,11 +120,13 @@ const nodeHello = await load('http://127.0.0.1:18911/token', nodeViewer, 2).fina
   helloServer.kill(),
 )
 const nodeServer = await startNode(tokenWorkerNode, 18912)
-const nodeLeaf = await (async () => {
-  const path = await sessionPath((p) =>
-    fetch(`http://127.0.0.1:18912${p}`, { headers: nodeViewer }),
-  )
-  return load(`http://127.0.0.1:18912${path}v1/seg_017.ts`, nodeViewer, 3)
+const nodeIssue = (p: string) => fetch(`http://127.0.0.1:18912${p}`, { headers: nodeViewer })
+const [nodeLeaf, nodeDashLeaf] = await (async () => {
+  const path = await sessionPath(nodeIssue)
+  const dashPath = await sessionPath(nodeIssue, 'dash')
+  const hls = await load(`http://127.0.0.1:18912${path}${HLS_LEAF}`, nodeViewer, 3)
+  const dash = await load(`http://127.0.0.1:18912${dashPath}${DASH_LEAF}`, nodeViewer, 3)
+  return [hls, dash] as const
 })().finally(() => nodeServer.kill())
 
 const out = mkdtempSync(join(tmpdir(), 'session-bench-'))
@@ -137,13 +151,17 @@ const mf = new Miniflare(
 )
 let workerdHello: Awaited<ReturnType<typeof load>>
 let workerdLeaf: Awaited<ReturnType<typeof load>>
+let workerdDashLeaf: Awaited<ReturnType<typeof load>>
 try {
   await mf.ready
   const helloUrl = await mf.unsafeGetDirectURL('hello')
   const sessionUrl = await mf.unsafeGetDirectURL('session')
   workerdHello = await load(new URL('/token', helloUrl).href, viewer, 2)
-  const path = await sessionPath((p) => fetch(new URL(p, sessionUrl), { headers: viewer }))
-  workerdLeaf = await load(new URL(`${path}v1/seg_017.ts`, sessionUrl).href, viewer, 3)
+  const issue = (p: string) => fetch(new URL(p, sessionUrl), { headers: viewer })
+  const path = await sessionPath(issue)
+  const dashPath = await sessionPath(issue, 'dash')
+  workerdLeaf = await load(new URL(`${path}${HLS_LEAF}`, sessionUrl).href, viewer, 3)
+  workerdDashLeaf = await load(new URL(`${dashPath}${DASH_LEAF}`, sessionUrl).href, viewer, 3)
 } finally {
   await mf.dispose()
   rmSync(out, { recursive: true, force: true })
@@ -151,6 +169,7 @@ try {
 
 const share = (a: { rps: number }, b: { rps: number }) => `${((a.rps / b.rps) * 100).toFixed(0)} %`
 const workerdShare = workerdLeaf.rps / workerdHello.rps
+const dashShare = workerdDashLeaf.rps / workerdLeaf.rps
 report(
   'sessions',
   `${stamp(`in-process ${ROUNDS} rounds × ${REQUESTS} calls (medians); HTTP autocannon, 10 connections, ${DURATION} s after 1 s of warm-up; workerd via Miniflare (compatibility date ${compatibilityDate}), the deployable bundle with its SessionRegistry Durable Object`)}
@@ -183,7 +202,7 @@ ${table(
 )}
 
 Playlist rewrite (every URI resolved, checked and made relative to the session), alone and as the
-whole \`/s/…/v1/index.m3u8\` route on Node with the upstream playlist cached (${upstreamFetches} upstream fetch for all the calls):
+whole \`/s/…/v1/index.m3u8\` route on Node with the upstream playlist cached (${upstreamFetches} upstream fetch${upstreamFetches === 1 ? '' : 'es'} for all the calls, the MPD's included):
 
 ${table(
   ['playlist', 'µs per playlist'],
@@ -194,5 +213,37 @@ ${table(
   ],
 )}
 
-Goal (issue 19): the leaf redirect ≥ 70 % of hello-world's throughput on workerd: **${(workerdShare * 100).toFixed(0)} %** (${workerdShare >= 0.7 ? 'met' : 'not met'}).`,
+Goal (issue 19): the leaf redirect ≥ 70 % of hello-world's throughput on workerd: **${(workerdShare * 100).toFixed(0)} %** (${workerdShare >= 0.7 ? 'met' : 'not met'}).
+
+The DASH lane (issue 32): a DASH segment's redirect (\`${DASH_LEAF}\` of a \`format=dash\`
+session) against the HLS one (\`${HLS_LEAF}\`) in the same run, and the whole MPD route on Node
+(verify, cache hit, \`sessionMpd\` of the committed 80-s VOD MPD, answer):
+
+${table(
+  ['runtime', 'HLS leaf', 'DASH leaf', 'DASH vs HLS'],
+  [
+    [
+      'Node, in the process (µs per request)',
+      leafUs.toFixed(1),
+      dashLeafUs.toFixed(1),
+      `${(dashLeafUs / leafUs).toFixed(2)}× the time`,
+    ],
+    [
+      'Node, HTTP (req/s)',
+      Math.round(nodeLeaf.rps).toLocaleString('en'),
+      Math.round(nodeDashLeaf.rps).toLocaleString('en'),
+      share(nodeDashLeaf, nodeLeaf),
+    ],
+    [
+      'workerd, HTTP (req/s)',
+      Math.round(workerdLeaf.rps).toLocaleString('en'),
+      Math.round(workerdDashLeaf.rps).toLocaleString('en'),
+      share(workerdDashLeaf, workerdLeaf),
+    ],
+  ],
+)}
+
+MPD, whole route (µs per MPD): ${mpdUs.toFixed(1)}, against ${playlistUs.toFixed(1)} for the HLS media playlist's.
+
+Goal (issue 32): the DASH leaf redirect ≥ 90 % of the HLS one's throughput on workerd: **${(dashShare * 100).toFixed(0)} %** (${dashShare >= 0.9 ? 'met' : 'not met'}).`,
 )

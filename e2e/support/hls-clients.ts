@@ -1,5 +1,5 @@
-// HLS clients nobody here wrote (ffmpeg, VLC), driven as users run them, paced in real time,
-// and the token worker's session and token endpoints they get their URLs from.
+// HLS and DASH clients nobody here wrote (ffmpeg, VLC), driven as users run them, paced in real
+// time, and the token worker's session and token endpoints they get their URLs from.
 import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,20 +13,34 @@ export function uniqueVideo(label: string) {
   return `${label}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`
 }
 
-/** A session URL from the nginx token worker (`GET /session`). */
+/** Which manifest a URL names: the master playlist (`hls`) or the MPD (`dash`). */
+export type Format = 'hls' | 'dash'
+const formatQuery = (format: Format) => (format === 'hls' ? '' : `&format=${format}`)
+
+/** A session URL from the nginx token worker (`GET /session`); `format: 'dash'` names its MPD. */
 export async function sessionUrl(
   video: string,
   type: 'vod' | 'live' = 'vod',
   headers: Record<string, string> = {},
+  format: Format = 'hls',
 ): Promise<string> {
-  const res = await fetch(`${TOKEN}/session?video=${video}&type=${type}`, { headers })
+  const res = await fetch(`${TOKEN}/session?video=${video}&type=${type}${formatQuery(format)}`, {
+    headers,
+  })
   if (res.status !== 200) throw new Error(`GET /session: ${res.status} ${await res.text()}`)
   return ((await res.json()) as { session_url: string }).session_url
 }
 
 /** A plain signed URL (`GET /token`) living `expire` seconds: the control, without a session. */
-export async function plainUrl(video: string, type: 'vod' | 'live', expire: number) {
-  const res = await fetch(`${TOKEN}/token?video=${video}&type=${type}&expire=${expire}`)
+export async function plainUrl(
+  video: string,
+  type: 'vod' | 'live',
+  expire: number,
+  format: Format = 'hls',
+) {
+  const res = await fetch(
+    `${TOKEN}/token?video=${video}&type=${type}&expire=${expire}${formatQuery(format)}`,
+  )
   return ((await res.json()) as { url: string }).url
 }
 
@@ -116,6 +130,24 @@ export function ffmpeg(
     ],
     file,
   )
+}
+
+/**
+ * Lets `client` run until `until` (epoch ms), then asks it to finish its file (SIGINT), and kills
+ * one blocked on a hung connection 5 s later. Resolves when it has exited.
+ *
+ * @example
+ * ```ts
+ * await finishBy(ffmpeg(url), Date.now() + 100_000)
+ * ```
+ */
+export async function finishBy(client: ClientRun, until: number): Promise<void> {
+  const timers = [
+    setTimeout(() => client.process.kill('SIGINT'), Math.max(0, until - Date.now())),
+    setTimeout(() => client.process.kill('SIGKILL'), Math.max(0, until - Date.now()) + 5000),
+  ]
+  await client.exited
+  for (const timer of timers) clearTimeout(timer)
 }
 
 /**

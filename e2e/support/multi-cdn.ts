@@ -187,13 +187,16 @@ export async function startTokenInstance({
   return { origin, server, env, stop: () => stop(server.child) }
 }
 
-/** `GET /session` of `instance`: a session URL of `video`. */
+/** `GET /session` of `instance`: a session URL of `video` (its MPD with `format: 'dash'`). */
 export async function sessionOf(
   instance: TokenInstance,
   video: string,
   type: 'vod' | 'live' = 'vod',
+  format: 'hls' | 'dash' = 'hls',
 ): Promise<string> {
-  const res = await fetch(`${instance.origin}/session?video=${video}&type=${type}`)
+  const res = await fetch(
+    `${instance.origin}/session?video=${video}&type=${type}${format === 'dash' ? '&format=dash' : ''}`,
+  )
   if (res.status !== 200) throw new Error(`GET /session: ${res.status} ${await res.text()}`)
   return ((await res.json()) as { session_url: string }).session_url
 }

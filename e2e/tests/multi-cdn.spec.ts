@@ -30,7 +30,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from '@playwright/test'
 import { expect, test } from '../support/browser-witness.ts'
 import { demoUrl, type PlayerName, waitForPlayback } from '../support/demo.ts'
-import { type ClientRun, ffmpeg, uniqueVideo, vlc } from '../support/hls-clients.ts'
+import { type ClientRun, ffmpeg, finishBy, uniqueVideo, vlc } from '../support/hls-clients.ts'
 import {
   type CdnServer,
   type Coverage,
@@ -334,13 +334,7 @@ interface ClientResult {
 }
 
 const finish = async (label: string, video: string, client: ClientRun, until: number) => {
-  // SIGINT lets a client finish its file; one blocked on a hung connection gets SIGKILL 5 s later
-  const timers = [
-    setTimeout(() => client.process.kill('SIGINT'), Math.max(0, until - Date.now())),
-    setTimeout(() => client.process.kill('SIGKILL'), Math.max(0, until - Date.now()) + 5000),
-  ]
-  await client.exited
-  for (const timer of timers) clearTimeout(timer)
+  await finishBy(client, until)
   return { label, video, coverage: coverage(client.file), tail: client.output().slice(-2000) }
 }
 

@@ -15,7 +15,8 @@ expired one, otherwise the file from the origin with {token}/{expires} stripped.
 the plain host, the IP-bound host (tokens bound to the viewer's address) and the token-free
 origin they fetch from (nginx can proxy to it too).
 
-  --media <dir>        the media to serve: a folder with master.m3u8 and its rendition folders
+  --media <dir>        the media to serve: a folder with master.m3u8 and its rendition folders,
+                       and optionally manifest.mpd (DASH, SegmentTemplate with @duration)
                        (VOD at /videos/{client_id}_{video}/{token}/{expires}/…, a live window
                        over the same files at /cmaf/…); default the repository's test media
   --port <n>           the plain host; default the port of CDN_DOMAIN, else 8080

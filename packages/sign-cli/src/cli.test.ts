@@ -49,8 +49,17 @@ describe('runSignCli', () => {
     )
   })
 
+  it('names the DASH manifest with --format dash, the same token', () => {
+    const argv = ['--video', 'cam1', '--print', 'url', '--now', '1800000000']
+    expect(runSignCli([...argv, '--format', 'dash'], env, 0)).toBe(
+      `https://cdn.example.com/cmaf/12345_cam1/${md5url('12345_cam1_s3cr3t_1800003600_')}/1800003600/manifest.mpd`,
+    )
+    expect(runSignCli([...argv, '--format', 'hls'], env, 0)).toBe(runSignCli(argv, env, 0))
+  })
+
   it.each([
     [[], '--video is required'],
+    [['--video', 'demo', '--format', 'mpd'], '--format must be hls or dash'],
     [['--video', 'a/b'], 'video must be 1 to 128 characters'],
     [['--video', 'demo', '--ip', 'x'], 'client_ip is not a valid'],
     [['--video', 'demo', '--print', 'all'], '--print must be one of'],

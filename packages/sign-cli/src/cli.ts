@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
-import { createTokenRecord, type TokenRecord } from '@proj/signing'
+import { createTokenRecord, manifestFormat, type TokenRecord } from '@proj/signing'
 import { ConfigError, parseSigningConfig, type SigningEnv } from '@proj/signing/config'
 
 const USAGE = `Usage: proj-sign --video <slug> [--type vod|live] [--expire <seconds|timestamp>] [--ip <address>]
-                 [--print record|url|url_ip|token|token_ip] [--now <unix seconds>]
+                 [--format hls|dash] [--print record|url|url_ip|token|token_ip] [--now <unix seconds>]
 
 Signs like GET /token, with the signing configuration from the environment (the token worker's):
   CLIENT_ID, SECRET_KEY, CDN_DOMAIN, CDN_DOMAIN_IP, [CDN_SCHEME], [MAX_EXPIRE_SECONDS]
@@ -14,6 +14,7 @@ Signs like GET /token, with the signing configuration from the environment (the 
   --type    "vod" for /videos/, anything else is live (/cmaf/); default live
   --expire  lifetime in seconds, or an absolute Unix timestamp above 1735689600; default 3600
   --ip      viewer IP for token_ip/url_ip; default 0.0.0.0
+  --format  hls (master.m3u8, default) or dash (manifest.mpd): the file the URLs name
   --print   the whole record as JSON (default) or one field
   --now     sign as if the time were this (Unix seconds), for reproducible output`
 
@@ -45,6 +46,8 @@ export function runSignCli(argv: string[], env: SigningEnv, nowMs: number): stri
   if (!values.video) throw new UsageError('--video is required')
   const print = (values.print ?? 'record') as Field
   if (!FIELDS.includes(print)) throw new UsageError(`--print must be one of ${FIELDS.join(', ')}`)
+  const format = manifestFormat(values.format)
+  if (format === null) throw new UsageError('--format must be hls or dash')
   let nowSeconds = Math.floor(nowMs / 1000)
   if (values.now !== undefined) {
     if (!/^\d+$/.test(values.now)) throw new UsageError('--now must be Unix seconds')
@@ -60,6 +63,7 @@ export function runSignCli(argv: string[], env: SigningEnv, nowMs: number): stri
         type: values.type,
         expire: values.expire,
         clientIp: values.ip ?? '0.0.0.0',
+        format,
       },
       { nowSeconds },
     )
@@ -78,6 +82,7 @@ const parse = (argv: string[]) =>
       type: { type: 'string' },
       expire: { type: 'string' },
       ip: { type: 'string' },
+      format: { type: 'string' },
       print: { type: 'string' },
       now: { type: 'string' },
       help: { type: 'boolean', short: 'h' },

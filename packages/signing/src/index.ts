@@ -38,6 +38,10 @@ export { type IpRanges, parseIpRanges } from './ip-range.ts'
 export {
   buildPlaybackUrl,
   isVideoSlug,
+  MANIFEST_FILES,
+  type ManifestFormat,
+  manifestFormat,
+  manifestUrl,
   type PlaybackUrlInput,
   type StreamType,
   streamType,
@@ -47,6 +51,7 @@ export {
 export {
   type CdnUrls,
   createTokenRecord,
+  formatPair,
   InvalidVideoError,
   type RecordOptions,
   recordOf,

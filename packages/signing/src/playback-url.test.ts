@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { buildPlaybackUrl, isVideoSlug, streamType } from './playback-url.ts'
+import {
+  buildPlaybackUrl,
+  isVideoSlug,
+  MANIFEST_FILES,
+  manifestFormat,
+  manifestUrl,
+  streamType,
+} from './playback-url.ts'
 
 const base = {
   domain: 'cdn.example.com',
@@ -46,5 +53,27 @@ describe('isVideoSlug / streamType', () => {
     expect(streamType('live')).toBe('live')
     expect(streamType('VOD')).toBe('live')
     expect(streamType(null)).toBe('live')
+  })
+})
+
+describe('manifestFormat / manifestUrl', () => {
+  it('reads the format strictly: hls by default, nothing but hls or dash', () => {
+    expect(manifestFormat(undefined)).toBe('hls')
+    expect(manifestFormat('hls')).toBe('hls')
+    expect(manifestFormat('dash')).toBe('dash')
+    for (const other of ['', 'DASH', 'mpd', 'dash ', 'hls,dash'])
+      expect(manifestFormat(other)).toBeNull()
+  })
+
+  it('names the MPD beside the master playlist, under the same token', () => {
+    const url = 'https://cdn.test/videos/12345_demo/abc/1767225600/master.m3u8'
+    expect(manifestUrl(url, 'dash')).toBe(
+      'https://cdn.test/videos/12345_demo/abc/1767225600/manifest.mpd',
+    )
+    expect(manifestUrl(url, 'hls')).toBe(url)
+    expect(manifestUrl('https://cdn.test/v/master.m3u8?a=/b', 'dash')).toBe(
+      'https://cdn.test/v/manifest.mpd?a=/b',
+    )
+    expect(MANIFEST_FILES).toEqual({ hls: 'master.m3u8', dash: 'manifest.mpd' })
   })
 })

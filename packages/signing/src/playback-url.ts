@@ -86,3 +86,50 @@ export function buildPlaybackUrl({
 }: PlaybackUrlInput): string {
   return `${scheme}://${domain}${videoDirectory(clientId, video, type)}${token}/${expires}/master.m3u8`
 }
+
+/** The manifest a playback URL names: `hls` (`master.m3u8`, the default) or `dash` (`manifest.mpd`). */
+export type ManifestFormat = 'hls' | 'dash'
+
+/**
+ * The manifest file of each format, in the video's directory beside each other: one token covers
+ * both (spec 4.14 signs the directory, not the file).
+ */
+export const MANIFEST_FILES: Readonly<Record<ManifestFormat, string>> = {
+  hls: 'master.m3u8',
+  dash: 'manifest.mpd',
+}
+
+/**
+ * The `format` parameter read strictly: `hls` or `dash` exactly, `undefined` (the default, HLS)
+ * when absent; anything else is not a format (`null`), for the caller to refuse.
+ *
+ * @example
+ * ```ts
+ * manifestFormat('dash')    // 'dash'
+ * manifestFormat(undefined) // 'hls'
+ * manifestFormat('DASH')    // null
+ * ```
+ */
+export function manifestFormat(value: string | undefined | null): ManifestFormat | null {
+  if (value === undefined || value === null) return 'hls'
+  return value === 'hls' || value === 'dash' ? value : null
+}
+
+/**
+ * A signed manifest URL turned to another format: the last path segment (the signer's
+ * `master.m3u8`) becomes that format's file, the query and fragment kept, so that signers of
+ * other CDNs, whose URLs carry their token elsewhere, work unchanged. HLS is the URL as is.
+ *
+ * @example
+ * ```ts
+ * manifestUrl('https://cdn.test/videos/12345_demo/abc/1767225600/master.m3u8', 'dash')
+ * // 'https://cdn.test/videos/12345_demo/abc/1767225600/manifest.mpd'
+ * manifestUrl('https://cdn.test/v/master.m3u8?token=abc', 'dash') // 'https://cdn.test/v/manifest.mpd?token=abc'
+ * ```
+ */
+export function manifestUrl(url: string, format: ManifestFormat): string {
+  if (format === 'hls') return url
+  const tail = url.search(/[?#]/)
+  const path = tail === -1 ? url : url.slice(0, tail)
+  return `${path.slice(0, path.lastIndexOf('/') + 1)}${MANIFEST_FILES[format]}${tail === -1 ? '' : url.slice(tail)}`
+}

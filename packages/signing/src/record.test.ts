@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { InvalidClientIpError } from './client-ip.ts'
-import { createTokenRecord, InvalidVideoError } from './record.ts'
+import { createTokenRecord, formatPair, InvalidVideoError } from './record.ts'
 
 const md5url = (text: string) => createHash('md5').update(text).digest('base64url')
 const config = {
@@ -78,5 +78,44 @@ describe('createTokenRecord', () => {
     expect(() =>
       createTokenRecord(config, { video: 'demo', clientIp: 'x' }, { nowSeconds }),
     ).toThrow(InvalidClientIpError)
+  })
+})
+
+describe('the DASH format (issue 32)', () => {
+  const params = { video: 'demo', type: 'vod', expire: '600', clientIp: '203.0.113.7' }
+  it('names manifest.mpd in both URLs, every other field the same, the same six in order', () => {
+    const hls = createTokenRecord(config, params, { nowSeconds })
+    const dash = createTokenRecord(config, { ...params, format: 'dash' }, { nowSeconds })
+    expect(Object.keys(dash)).toEqual(Object.keys(hls))
+    expect(dash).toEqual({
+      ...hls,
+      url: hls.url.replace(/master\.m3u8$/, 'manifest.mpd'),
+      url_ip: hls.url_ip.replace(/master\.m3u8$/, 'manifest.mpd'),
+    })
+  })
+
+  it('keeps the record byte for byte when HLS is asked for, or nothing', () => {
+    const none = JSON.stringify(createTokenRecord(config, params, { nowSeconds }))
+    expect(
+      JSON.stringify(createTokenRecord(config, { ...params, format: 'hls' }, { nowSeconds })),
+    ).toBe(none)
+    expect(
+      JSON.stringify(createTokenRecord(config, { ...params, format: undefined }, { nowSeconds })),
+    ).toBe(none)
+  })
+
+  it('turns a custom signer’s URLs by their last path segment, query kept', () => {
+    const pair = {
+      token: 't',
+      token_ip: 'u',
+      url: 'https://other.test/play/master.m3u8?sig=t&exp=1',
+      url_ip: 'https://other.test/play/index.m3u8#x',
+    }
+    expect(formatPair(pair, 'dash')).toEqual({
+      ...pair,
+      url: 'https://other.test/play/manifest.mpd?sig=t&exp=1',
+      url_ip: 'https://other.test/play/manifest.mpd#x',
+    })
+    expect(formatPair(pair, 'hls')).toBe(pair)
   })
 })

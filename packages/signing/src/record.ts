@@ -2,7 +2,7 @@ import { type CdnSignRequest, type SignedUrlPair, signSecureLink } from './cdn-s
 import { InvalidClientIpError, normalizeIp } from './client-ip.ts'
 import type { TokenDigest } from './digest.ts'
 import { resolveExpiry } from './expiry.ts'
-import { isVideoSlug, streamType } from './playback-url.ts'
+import { isVideoSlug, type ManifestFormat, manifestUrl, streamType } from './playback-url.ts'
 
 /** Server-side configuration: what the token backend reads from its environment. */
 export interface SigningConfig {
@@ -30,6 +30,8 @@ export interface TokenParams {
   expire?: string | number | undefined
   /** Viewer IP for the IP-bound token (see `detectClientIp`). */
   clientIp: string
+  /** Which manifest the URLs name: `hls` (default, `master.m3u8`) or `dash` (`manifest.mpd`). */
+  format?: ManifestFormat | undefined
 }
 
 /** The token backend's response (spec 2.11), field order as documented. */
@@ -42,9 +44,9 @@ export interface TokenRecord {
   client_ip: string
   /** Unix timestamp (seconds) at which both tokens expire. */
   expires: number
-  /** Master playlist URL with the plain token on `CDN_DOMAIN`. */
+  /** Master playlist URL with the plain token on `CDN_DOMAIN` (the MPD with `format: 'dash'`). */
   url: string
-  /** Master playlist URL with the IP-bound token on `CDN_DOMAIN_IP`. */
+  /** Master playlist URL with the IP-bound token on `CDN_DOMAIN_IP` (the MPD with `format: 'dash'`). */
   url_ip: string
   /**
    * Only when several CDNs are configured: every CDN's own URL pair, preferred first (additive,
@@ -89,6 +91,7 @@ export class InvalidVideoError extends TypeError {
  *   { nowSeconds: Math.floor(Date.now() / 1000) },
  * )
  * record.url // 'https://cdn.example.com/videos/12345_demo/<token>/<expires>/master.m3u8'
+ * // with { …, format: 'dash' }: '…/<token>/<expires>/manifest.mpd'
  * ```
  */
 export function createTokenRecord(
@@ -98,7 +101,24 @@ export function createTokenRecord(
 ): TokenRecord {
   const request = resolveTokenRequest(config, params, nowSeconds)
   const pair = signSecureLink(config, request, digest)
-  return recordOf(request, pair)
+  return recordOf(request, formatPair(pair, params.format))
+}
+
+/**
+ * A CDN's URL pair naming the manifest of `format` ({@link manifestUrl}): the same pair for HLS
+ * (or no format), so that today's record stays byte for byte what it was.
+ *
+ * @example
+ * ```ts
+ * formatPair(await signer.sign(request), 'dash').url // '…/manifest.mpd'
+ * ```
+ */
+export function formatPair<Pair extends SignedUrlPair>(
+  pair: Pair,
+  format: ManifestFormat | undefined,
+): Pair {
+  if (format === undefined || format === 'hls') return pair
+  return { ...pair, url: manifestUrl(pair.url, format), url_ip: manifestUrl(pair.url_ip, format) }
 }
 
 /**

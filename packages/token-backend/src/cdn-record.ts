@@ -3,6 +3,8 @@ import {
   type CdnSigningConfig,
   type CdnSignRequest,
   type CdnUrls,
+  formatPair,
+  type ManifestFormat,
   recordOf,
   type SignedUrlPair,
   secureLinkSigner,
@@ -68,8 +70,10 @@ const signerOf = (
 
 /**
  * The record of spec 2.11: the six fields are the primary CDN's; with more than one CDN, `cdns`
- * follows: every CDN's own URL pair, preferred first. Signers that answer at once (the default
- * `secure_link`) are not awaited: one CDN costs what `createTokenRecord` does.
+ * follows: every CDN's own URL pair, preferred first. With `format: 'dash'` every URL names the
+ * MPD instead of the master playlist (each signer's URL, last path segment replaced). Signers
+ * that answer at once (the default `secure_link`) are not awaited: one CDN costs what
+ * `createTokenRecord` does.
  *
  * @example
  * ```ts
@@ -80,9 +84,11 @@ const signerOf = (
 export function signForCdns(
   { primary, byPriority }: CdnSigners,
   request: CdnSignRequest,
+  format?: ManifestFormat,
 ): TokenRecord | Promise<TokenRecord> {
   const signed = byPriority.map(({ signer }) => signer.sign(request))
-  const recordFrom = (pairs: readonly SignedUrlPair[]) => {
+  const recordFrom = (signedPairs: readonly SignedUrlPair[]) => {
+    const pairs = signedPairs.map((pair) => formatPair(pair, format))
     const primaryPair = pairs[byPriority.indexOf(primary)]
     if (primaryPair === undefined) throw new Error('the primary CDN has no signer')
     const record = recordOf(request, primaryPair)

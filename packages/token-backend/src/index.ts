@@ -55,6 +55,9 @@ export {
   type SessionRegistryNamespace,
   type SessionRegistryStub,
 } from './session/durable-session-store.ts'
+export { MpdError, type MpdProblem } from './session/mpd/mpd-error.ts'
+export { MPD_LIMITS, type MpdLimits } from './session/mpd/mpd-limits.ts'
+export { type MpdOrigin, sessionMpd } from './session/mpd/session-mpd.ts'
 export { cacheApiPlaylists, memoryPlaylists, type PlaylistCache } from './session/playlist-cache.ts'
 export { rewritePlaylist, type UriMapper } from './session/playlist-rewriter.ts'
 export type { IssuedSession, RefusedSession } from './session/session-audit.ts'

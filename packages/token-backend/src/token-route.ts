@@ -17,9 +17,10 @@ export interface TokenRouteOptions {
 }
 
 /**
- * `GET /token?video=…[&type=vod][&expire=…][&client_ip=…]`: the query validated (400), the
+ * `GET /token?video=…[&type=vod][&expire=…][&client_ip=…][&format=hls|dash]`: the query validated (400), the
  * viewer admitted (authorization 401/403, rate limit 429), the record of spec 2.11 signed for
- * every CDN of the configuration (`cdns` after the six fields when there are several), one audit
+ * every CDN of the configuration (`cdns` after the six fields when there are several; with
+ * `format=dash` every URL names `manifest.mpd` instead of `master.m3u8`), one audit
  * line, answered with `Cache-Control: no-store` and `Date` set to the signing clock.
  *
  * @example
@@ -39,7 +40,7 @@ export function tokenRoute({ now, audit, admission, signersOf }: TokenRouteOptio
       { video: query.video, type: query.type, expire: query.expire, clientIp: viewer.clientIp },
       Math.floor(nowMs / 1000),
     )
-    const record = await signForCdns(signersOf(config), request)
+    const record = await signForCdns(signersOf(config), request, query.format)
     // one structured line per issued token (Workers: observability logs; Node: stdout)
     audit(
       JSON.stringify(

@@ -29,6 +29,10 @@ const viewerQuery = v.object(
     ),
     type: optionalOnce('type'),
     expire: optionalOnce('expire'),
+    // which manifest the URLs name; absent: HLS, and the record of spec 2.11 as it always was
+    format: v.optional(
+      v.pipe(v.string(once('format')), v.picklist(['hls', 'dash'], 'format must be hls or dash')),
+    ),
     client_ip: v.optional(
       v.pipe(
         v.string(once('client_ip')),

@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import { join, normalize } from 'node:path'
 import { Hono } from 'hono'
+import { shiftSegmentTime, trackTimescale } from './fmp4-time.ts'
+import { liveDashSegment, liveMpd, readVodMpd, type VodMpd } from './live-mpd.ts'
 import { livePlaylist, liveSegmentIndex, parseVodPlaylist } from './live-playlist.ts'
+import { parseXml } from './xml-tree.ts'
 
 // A rendition is one folder of the media directory: never a path (`..`, `/`, `.`).
 const RENDITION = /^[A-Za-z0-9_-]+$/
@@ -10,6 +13,9 @@ const TYPES: Record<string, string> = {
   m3u8: 'application/vnd.apple.mpegurl',
   ts: 'video/mp2t',
   bin: 'application/octet-stream',
+  mpd: 'application/dash+xml',
+  m4s: 'video/iso.segment',
+  mp4: 'video/mp4',
 }
 
 /** Options of {@link createOrigin}. */
@@ -30,6 +36,9 @@ export interface OriginOptions {
  * - `GET /live/{client_video}/{rendition}/index.m3u8`: a sliding window over the same segments,
  *   advancing with the clock (`live_{sequence}.ts` segments, same key); other live files are the
  *   VOD's. Every video name plays the same media.
+ * - `GET /live/{client_video}/manifest.mpd`: the same live stream in DASH, a dynamic MPD over the
+ *   VOD's DASH segments (`dash/live-{representation}-{number}.m4s`, each loop's media times moved
+ *   on by the VOD's length: one continuous timeline).
  *
  * @example
  * ```ts
@@ -67,11 +76,45 @@ export function createOrigin({
     }
     return playlist
   }
+  let mpd: Promise<VodMpd> | undefined
+  const vodMpd = () => {
+    mpd ??= readFile(join(root, 'manifest.mpd'), 'utf8').then((text) => readVodMpd(parseXml(text)))
+    mpd.catch(() => {
+      mpd = undefined
+    })
+    return mpd
+  }
+  const timescales = new Map<string, Promise<number>>()
+  const liveDash = async (name: string): Promise<Response> => {
+    const vod = await vodMpd().catch(() => undefined)
+    const segment = vod && liveDashSegment(vod, name)
+    if (!segment) return new Response('not found', { status: 404 })
+    let timescale = timescales.get(segment.initPath)
+    if (!timescale) {
+      timescale = readFile(join(root, segment.initPath)).then(trackTimescale)
+      timescales.set(segment.initPath, timescale)
+    }
+    const media = await readFile(join(root, segment.vodPath)).catch(() => undefined)
+    if (!media) return new Response('not found', { status: 404 })
+    const body = shiftSegmentTime(media, segment.shiftSeconds, await timescale)
+    return new Response(body, { headers: { 'content-type': TYPES.m4s ?? '' } })
+  }
 
   return new Hono()
     .get('/vod/:video/*', (c) => file(c.req.path.split('/').slice(3).join('/')))
+    .get('/live/:video/manifest.mpd', async (c) => {
+      const vod = await vodMpd().catch(() => undefined)
+      if (!vod) return c.text('not found', 404)
+      const body = liveMpd(vod, {
+        epochMs: liveEpochMs,
+        nowMs: now(),
+        windowSeconds: liveWindow * vod.segmentSeconds,
+      })
+      return c.body(body, 200, { 'content-type': TYPES.mpd ?? '', 'cache-control': 'no-store' })
+    })
     .get('/live/:video/:rendition/:file', async (c) => {
       const { rendition, file: name } = c.req.param()
+      if (name.startsWith('live-')) return liveDash(`${rendition}/${name}`)
       if (name === 'index.m3u8' || liveSegmentIndex(name, 1) !== undefined) {
         const vod = await vodPlaylist(rendition).catch(() => undefined)
         if (!vod) return c.text('not found', 404)

@@ -16,7 +16,10 @@ const TWO_CDNS = {
   SESSION_ADMIN_TOKEN: ADMIN,
 }
 const PLAYLIST = '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg_0.ts\n#EXT-X-ENDLIST\n'
-type Fault = 'none' | '403' | '503' | 'hang'
+const MPD =
+  '<?xml version="1.0"?>\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT2S"><Period><AdaptationSet><Representation id="0" bandwidth="1"><SegmentTemplate media="dash/c-$Number$.m4s" duration="2" startNumber="0"/></Representation></AdaptationSet></Period></MPD>\n'
+/** `html`: a 200 whose body is an error page, not the document asked for; `doctype`: an MPD the rewriter refuses. */
+type Fault = 'none' | '403' | '503' | 'hang' | 'html' | 'doctype'
 
 /**
  * Two CDNs, each checking tokens with its own secret only, each with a fault the test switches.
@@ -48,6 +51,9 @@ const twoCdns = () => {
       )
     if (fault === '403' || fault === '503') return new Response('', { status: Number(fault) })
     if (verdict !== 200) return new Response('', { status: verdict })
+    if (fault === 'html') return new Response('<html><body>busy</body></html>')
+    if (url.pathname.endsWith('.mpd'))
+      return new Response(fault === 'doctype' ? `<!DOCTYPE MPD [<!ENTITY x "y">]>${MPD}` : MPD)
     return new Response(url.pathname.endsWith('.m3u8') ? PLAYLIST : 'media')
   }
   return { faults, log, fetcher }
@@ -172,6 +178,32 @@ describe('sessions with several CDNs', () => {
     expect(await playlistText(res)).toContain('seg_0.ts')
     expect(log.map((entry) => entry.host)).toEqual(['cdn.test', 'cdn-b.test'])
     expect(await serving()).toBe('b')
+  })
+
+  for (const fault of ['503', 'hang', 'html'] as const)
+    it(`answers a DASH MPD from the next CDN when the serving one fails it (${fault}), in the same request`, async () => {
+      const { faults, log, request, session, serving } = setup()
+      const path = await session()
+      faults['cdn.test'] = fault
+      const res = await request(`${path}manifest.mpd`)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toBe('application/dash+xml')
+      expect(await playlistText(res)).toContain('media="dash/c-$Number$.m4s"')
+      expect(log.map((entry) => entry.host)).toEqual(['cdn.test', 'cdn-b.test'])
+      expect(await serving()).toBe('b')
+      ownTokensOnly(log)
+    })
+
+  it('refuses an MPD the rewriter cannot serve (502) without blaming the CDN that answered it', async () => {
+    const { faults, request, session, serving, admin } = setup()
+    const path = await session()
+    faults['cdn.test'] = 'doctype'
+    const res = await request(`${path}manifest.mpd`)
+    expect(res.status).toBe(502)
+    expect((await res.json<{ error: string }>()).error).toMatch(/^the CDN's MPD cannot be served: /)
+    expect(await serving()).toBe('primary')
+    const view = await (await admin('/cdns')).json<{ cdns: CdnHealthEntry[] }>()
+    expect(view.cdns[0]?.state).toBe('healthy')
   })
 
   it('answers the last CDN failure when every CDN fails a playlist', async () => {

@@ -6,15 +6,17 @@ import { mountPrefix } from '../mount.ts'
 import { answerHeaders } from '../response-headers.ts'
 import type { TokenAppEnv } from '../types.ts'
 import type { CdnFault } from './cdn-health.ts'
+import { sessionMpd } from './mpd/session-mpd.ts'
 import { sessionNetwork } from './network.ts'
 import type { SessionCdns, SessionFileTarget } from './session-cdns.ts'
 import { SESSION_CORS, type SessionLane, sessionsOf } from './session-lane.ts'
-import { type SessionRequest, sessionRequest } from './session-path.ts'
+import { type SessionRequest, sessionBase, sessionRequest, sessionUrl } from './session-path.ts'
 import { sessionPlaylist } from './session-playlist.ts'
 import type { SessionClaims } from './session-token.ts'
 import type { PlaylistSource } from './upstream-playlists.ts'
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl'
+const MPD_TYPE = 'application/dash+xml'
 
 /**
  * The session's claims once every check passed: signature and expiry (403/410), account and
@@ -97,6 +99,24 @@ async function failoverSources(
   )
 }
 
+/**
+ * The public URL the client loaded this file from, as `GET /session` hands it out
+ * (`SESSION_BASE_URL` or the request's origin, then the mount prefix): where an MPD's
+ * root-relative and absolute references must point when no relative one serves.
+ */
+function publicUrl(
+  c: Context<TokenAppEnv>,
+  session: SessionConfig,
+  { video, credential, file }: SessionRequest,
+): string {
+  return sessionUrl(
+    sessionBase(c.req.url, mountPrefix(c), session.baseUrl),
+    video,
+    credential,
+    file.rest,
+  )
+}
+
 /** Lets background work finish after the answer (Workers' `waitUntil`; Node just runs it). */
 function keepAlive(c: Context<TokenAppEnv>, work: Promise<unknown>): void {
   const settled = work.catch(() => undefined)
@@ -108,9 +128,10 @@ function keepAlive(c: Context<TokenAppEnv>, work: Promise<unknown>): void {
 }
 
 /**
- * `/s/{video}/{credential}/{file}`: a playlist is fetched from the CDN (cached), rewritten under
- * the session and answered 200; anything else is a 302 to a CDN URL of the session's video
- * signed now, living the leaf lifetime (never past the session's end). CORS on every answer.
+ * `/s/{video}/{credential}/{file}`: a playlist or an MPD is fetched from the CDN (cached, failing
+ * over to the next CDN in the request), rewritten under the session and answered 200; anything
+ * else is a 302 to a CDN URL of the session's video signed now, living the leaf lifetime (never
+ * past the session's end). CORS on every answer.
  *
  * @example
  * ```ts
@@ -176,10 +197,13 @@ export function fileRoute(lane: SessionLane) {
           },
         })
       }
-      // LL-HLS blocking reloads: only the protocol's own parameters reach the CDN
-      const hls = new URLSearchParams(
-        [...new URLSearchParams(search)].filter(([name]) => name.startsWith('_HLS_')),
-      ).toString()
+      const mpd = request.file.kind === 'mpd'
+      // LL-HLS blocking reloads: only the protocol's own parameters reach the CDN (an MPD: none)
+      const hls = mpd
+        ? ''
+        : new URLSearchParams(
+            [...new URLSearchParams(search)].filter(([name]) => name.startsWith('_HLS_')),
+          ).toString()
       const suffix = hls === '' ? '' : `?${hls}`
       const upstream = cdnUrl + suffix
       const text = await lane.upstream.get(
@@ -187,14 +211,18 @@ export function fileRoute(lane: SessionLane) {
         claims.type,
         () => failoverSources(cdns, target, suffix, lane.cdnTimeoutMs),
       )
-      const body = sessionPlaylist(text, {
-        upstream,
-        cdnHosts: cdns.hosts,
-        directory,
-        rest: request.file.rest,
-      })
+      const origin = { upstream, cdnHosts: cdns.hosts, directory, rest: request.file.rest }
+      // an MPD the rewriter refuses is a 502 of its own (MpdError): the CDN answered, so its
+      // health is untouched
+      const body = mpd
+        ? sessionMpd(text, { ...origin, session: publicUrl(c, session, request) })
+        : sessionPlaylist(text, origin)
       return new Response(body, {
-        headers: { ...answerHeaders(c), ...SESSION_CORS, 'content-type': PLAYLIST_TYPE },
+        headers: {
+          ...answerHeaders(c),
+          ...SESSION_CORS,
+          'content-type': mpd ? MPD_TYPE : PLAYLIST_TYPE,
+        },
       })
     })
 }

@@ -1,4 +1,4 @@
-import { parseExpire, resolveExpiry, streamType, toBase64Url } from '@proj/signing'
+import { MANIFEST_FILES, parseExpire, resolveExpiry, streamType, toBase64Url } from '@proj/signing'
 import { HTTPException } from 'hono/http-exception'
 import { Hono } from 'hono/tiny'
 import { fail } from '../errors.ts'
@@ -14,7 +14,7 @@ import { type SessionClaims, signSession } from './session-token.ts'
 
 /** `GET /session`'s answer. */
 export interface SessionRecord {
-  /** The master playlist of the session: give it to any HLS client. */
+  /** The master playlist of the session (the MPD with `format=dash`): give it to any HLS (DASH) client. */
   session_url: string
   /** When the session ends, Unix seconds. */
   expires: number
@@ -24,7 +24,7 @@ const newSessionId = () =>
   toBase64Url(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))))
 
 /**
- * `GET /session?video=&type=[&expire=][&client_ip=]`: checked exactly as `GET /token` (query,
+ * `GET /session?video=&type=[&expire=][&client_ip=][&format=hls|dash]`: checked exactly as `GET /token` (query,
  * authorization, rate limit), answered `{session_url, expires}` with an audit line. A refused
  * issuance is audited too, once per caller and reason.
  *
@@ -75,7 +75,15 @@ export function issueRoute({ now, audit, admission, noteRefusal }: SessionLane) 
     audit(JSON.stringify(issuedSession(claims, { clientIp, requestId: c.get('requestId'), nowMs })))
     return signedAnswer<SessionRecord>(
       c,
-      { session_url: sessionUrl(base, query.video, credential), expires: exp },
+      {
+        session_url: sessionUrl(
+          base,
+          query.video,
+          credential,
+          MANIFEST_FILES[query.format ?? 'hls'],
+        ),
+        expires: exp,
+      },
       nowMs,
     )
   })

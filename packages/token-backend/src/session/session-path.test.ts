@@ -14,6 +14,13 @@ describe('sessionFile', () => {
     ['v1/seg_004.ts', 'leaf'],
     ['key.bin', 'leaf'],
     ['a/b/c/d/e/f/g/h.ts', 'leaf'],
+    ['manifest.mpd', 'mpd'],
+    ['dash/manifest.mpd', 'mpd'],
+    ['dash/chunk-0-001.m4s', 'leaf'],
+    // DASH packagers' $RepresentationID$ values
+    ['video=100000/seg-12.m4s', 'leaf'],
+    ['audio_eng=64000-12.mp4', 'leaf'],
+    ['v1/init.webm', 'leaf'],
   ] as const)('%s is a %s', (rest, kind) => {
     expect(sessionFile(rest)).toEqual({ rest, kind })
   })
@@ -27,6 +34,9 @@ describe('sessionFile', () => {
     'v1/seg%2F.ts',
     '%2e%2e/x.ts',
     'seg.ts?x',
+    'video%3D1/a.m4s',
+    'a=b/..',
+    'a&b=1.m4s',
     'seg\r\nx.ts',
     'a/b/c/d/e/f/g/h/i.ts',
     `${'a'.repeat(129)}.ts`,

@@ -11,28 +11,35 @@ const MAX_PATH = 4096
 const SESSION_PATH =
   /^\/s\/([A-Za-z0-9_-]{1,128})\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)\/(.+)$/
 
-/** One path segment of a session's file: no `%` (no encoded slash or dot), no `.` or `..`. */
-const SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/
+/**
+ * One path segment of a session's file: no `%` (no encoded slash or dot), no `.` or `..`. `=`
+ * for the names DASH packagers give segments (`video=100000/…`, `audio_eng=64000-12.m4s`): a
+ * plain character of a path, which can neither leave the directory nor start a query.
+ */
+const SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9._=-]{1,128}$/
 const MAX_SEGMENTS = 8
-/** Playlists are fetched and rewritten; every other file is a leaf, answered by a redirect. */
+/** Playlists and MPDs are fetched and rewritten; every other file is a leaf, answered by a redirect. */
 const PLAYLIST = /\.m3u8$/
+const MPD = /\.mpd$/
 
 /** A file of a session's video, as its path below the video directory (`v1/seg_004.ts`). */
 export interface SessionFile {
   /** The path below the video directory, segments joined by `/`. */
   rest: string
-  kind: 'playlist' | 'leaf'
+  /** `playlist` (HLS, `.m3u8`) and `mpd` (DASH, `.mpd`) are rewritten; a `leaf` is redirected. */
+  kind: 'playlist' | 'mpd' | 'leaf'
 }
 
 /**
  * Validates the part of a session path after the credential (`v1/seg_004.ts`): 1 to 8 segments
- * of letters, digits, `.`, `_` and `-`, never `.` or `..`, never a `%` escape. What passes can
- * only name a file inside the session's own video directory.
+ * of letters, digits, `.`, `_`, `-` and `=`, never `.` or `..`, never a `%` escape. What passes
+ * can only name a file inside the session's own video directory.
  *
  * @returns `undefined` for anything else.
  * @example
  * ```ts
  * sessionFile('v1/index.m3u8')   // { rest: 'v1/index.m3u8', kind: 'playlist' }
+ * sessionFile('manifest.mpd')    // { rest: 'manifest.mpd', kind: 'mpd' }
  * sessionFile('v1/seg_004.ts')   // { rest: 'v1/seg_004.ts', kind: 'leaf' }
  * sessionFile('v1/..%2Fx.ts')    // undefined
  * ```
@@ -41,7 +48,7 @@ export function sessionFile(rest: string): SessionFile | undefined {
   const segments = rest.split('/')
   if (segments.length > MAX_SEGMENTS || !segments.every((segment) => SEGMENT.test(segment)))
     return undefined
-  return { rest, kind: PLAYLIST.test(rest) ? 'playlist' : 'leaf' }
+  return { rest, kind: PLAYLIST.test(rest) ? 'playlist' : MPD.test(rest) ? 'mpd' : 'leaf' }
 }
 
 /**

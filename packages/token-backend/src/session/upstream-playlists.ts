@@ -46,6 +46,15 @@ const faultOf = (status: number): CdnFault => ({
   status,
 })
 
+/**
+ * Whether a body is the kind of document its path names: an HLS playlist starts with `#EXTM3U`;
+ * an MPD (`.mpd`) is XML naming an `MPD`, checked in full by the rewriter, whose refusal is the
+ * document's fault, not the CDN's. Anything else (an error page with a 200) is the CDN failing.
+ */
+const looksLike = (key: string, text: string) =>
+  MPD_KEY.test(key) ? /^\uFEFF?\s*</.test(text) && text.includes('MPD') : text.startsWith('#EXTM3U')
+const MPD_KEY = /\.mpd$/
+
 /** A playlist as the CDN answered it. */
 interface Hit {
   text: string
@@ -93,7 +102,7 @@ async function fetchPlaylist(
   // bytes, decoded here: Response.text() on a playlist's content type makes workerd warn that
   // the body does not look like text
   const text = new TextDecoder().decode(await response.arrayBuffer())
-  if (!text.startsWith('#EXTM3U') || text.length > MAX_PLAYLIST_BYTES)
+  if (!looksLike(key, text) || text.length > MAX_PLAYLIST_BYTES)
     return miss(502, 'the CDN answered something that is not a playlist', {
       failure: 'server-error',
     })
