@@ -55,6 +55,7 @@ describe('demoConfig', () => {
       tokenUrl: local,
       video: 'demo',
       type: 'vod',
+      format: 'hls',
       expire: 60,
       refreshLeadSeconds: 15,
       ipBound: false,
@@ -104,6 +105,21 @@ describe('demoConfig', () => {
     expect(tokenRequestUrl(demoConfig('?expire=20', local))).toBe(
       'http://127.0.0.1:8787/token?video=demo&type=vod&expire=20',
     )
+    expect(tokenRequestUrl(demoConfig('?expire=20&format=dash', local))).toBe(
+      'http://127.0.0.1:8787/token?video=demo&type=vod&expire=20&format=dash',
+    )
+  })
+
+  it('plays DASH with the players that play it: video.js, Shaka and dash.js', () => {
+    expect(demoConfig('?format=dash', local)).toMatchObject({
+      format: 'dash',
+      players: ['videojs', 'shaka', 'dashjs'],
+    })
+    expect(demoConfig('?format=dash&player=hlsjs', local).players).toEqual([])
+    expect(demoConfig('?player=dashjs', local).players).toEqual([])
+    expect(demoConfig('?format=other', local).format).toBe('hls')
+    const search = demoSearch({ player: 'dashjs', tokenUrl: local, format: 'dash' })
+    expect(demoConfig(`?${search}`, local)).toMatchObject({ format: 'dash', players: ['dashjs'] })
   })
 })
 
