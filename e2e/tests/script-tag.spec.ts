@@ -39,6 +39,14 @@ const BUILDS = [
     player: 'shaka-player/dist/shaka-player.compiled.js',
     native: false,
   },
+  {
+    name: 'dash.js',
+    folder: 'dashjs-token-refresh',
+    iife: 'dashjs-token-refresh.min.js',
+    global: 'DashjsTokenRefresh',
+    player: 'dashjs/dist/modern/umd/dash.all.min.js',
+    native: false,
+  },
 ] as const
 
 let out = ''
