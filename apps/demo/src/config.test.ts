@@ -18,6 +18,7 @@ describe('demoSearch', () => {
       clientIp: '127.0.0.1',
       refresh: false,
       buffer: 12,
+      liveDelay: 10,
     })
     expect(demoConfig(`?${search}`, local)).toMatchObject({
       tokenUrl: 'http://127.0.0.1:18787/token',
@@ -31,6 +32,7 @@ describe('demoSearch', () => {
       clientIp: '127.0.0.1',
       refresh: false,
       buffer: 12,
+      liveDelay: 10,
     })
     expect(demoConfig(`?${demoSearch({ player: 'all', tokenUrl: local })}`, local)).toEqual(
       demoConfig('', local),
@@ -65,6 +67,7 @@ describe('demoConfig', () => {
       refresh: true,
       level: undefined,
       buffer: undefined,
+      liveDelay: undefined,
     })
   })
 

@@ -66,6 +66,12 @@ export interface DemoConfig {
    * sees no request after the change. dash.js keeps 30 s at its top quality.
    */
   buffer: number | undefined
+  /**
+   * dash.js: play a live stream this many seconds behind its edge (`delay=10`,
+   * `streaming.delay.liveDelay`); by default the MPD's `suggestedPresentationDelay`. With several
+   * CDNs the forward buffer must outlast a failover (see the dash.js package's README).
+   */
+  liveDelay: number | undefined
 }
 
 const positive = (text: string | null, fallback: number): number => {
@@ -101,6 +107,7 @@ export function demoConfig(search: string, defaultTokenUrl: string): DemoConfig 
     refresh: query.get('refresh') !== '0',
     level: /^\d+$/.test(query.get('level') ?? '') ? Number(query.get('level')) : undefined,
     buffer: positive(query.get('buffer'), 0) || undefined,
+    liveDelay: positive(query.get('delay'), 0) || undefined,
   }
 }
 
@@ -153,6 +160,7 @@ export interface DemoQuery {
   clientIp?: string | undefined
   refresh?: boolean | undefined
   buffer?: number | undefined
+  liveDelay?: number | undefined
 }
 
 /**
@@ -176,5 +184,6 @@ export function demoSearch(options: DemoQuery): string {
   if (options.clientIp) query.set('client_ip', options.clientIp)
   if (options.refresh === false) query.set('refresh', '0')
   if (options.buffer !== undefined) query.set('buffer', String(options.buffer))
+  if (options.liveDelay !== undefined) query.set('delay', String(options.liveDelay))
   return query.toString()
 }

@@ -29,18 +29,19 @@ export async function startDashjs({ config, state, tokenOptions, firstUrl }: Das
   state.video = video
   const player = dashjs.MediaPlayer().create()
   state.player = player
-  if (config.buffer !== undefined) {
-    const ahead = config.buffer
-    player.updateSettings({
-      streaming: {
+  const ahead = config.buffer
+  player.updateSettings({
+    streaming: {
+      ...(ahead !== undefined && {
         buffer: {
           bufferTimeDefault: ahead,
           bufferTimeAtTopQuality: ahead,
           bufferTimeAtTopQualityLongForm: ahead,
         },
-      },
-    })
-  }
+      }),
+      ...(config.liveDelay !== undefined && { delay: { liveDelay: config.liveDelay } }),
+    },
+  })
   let say: Say
   let url: string
   if (config.refresh) {
