@@ -1,8 +1,14 @@
 import { createTokenRefresh, type TokenRefreshOptions } from '@proj/dashjs-token-refresh'
 import * as dashjs from 'dashjs'
 import type { DemoConfig } from './config.ts'
-import { type PlayerState, type Say, section, showStatic, watchElement } from './page.ts'
-import { showStatus } from './status-panel.ts'
+import {
+  type PlayerState,
+  type Say,
+  section,
+  showHooked,
+  showStatic,
+  watchElement,
+} from './page.ts'
 
 /** What the page gives the dash.js player: its settings, its state, how it gets tokens. */
 export interface DashjsPlayerContext {
@@ -46,13 +52,7 @@ export async function startDashjs({ config, state, tokenOptions, firstUrl }: Das
   let url: string
   if (config.refresh) {
     const refresh = await createTokenRefresh({ ...tokenOptions, dashjs })
-    state.refresher = refresh.refresher
-    state.mode = 'hooks'
-    say = showStatus(
-      section('dashjs').querySelector('dl') as HTMLElement,
-      refresh.refresher,
-      config.ipBound,
-    )
+    say = showHooked('dashjs', state, refresh.refresher, config.ipBound)
     refresh.attach(player)
     url = refresh.url
   } else {

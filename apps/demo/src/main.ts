@@ -23,7 +23,7 @@ import {
   sessionRequestUrl,
   tokenRequestUrl,
 } from './config.ts'
-import { type PlayerState, section, showStatic, watchElement } from './page.ts'
+import { type PlayerState, section, showHooked, showStatic, watchElement } from './page.ts'
 import { showStatus } from './status-panel.ts'
 
 const config = demoConfig(
@@ -246,13 +246,7 @@ const startShaka = async () => {
   let url: string
   if (config.refresh) {
     const refresh = await createShakaTokenRefresh(tokenOptions('shaka'))
-    state.refresher = refresh.refresher
-    state.mode = 'hooks'
-    say = showStatus(
-      section('shaka').querySelector('dl') as HTMLElement,
-      refresh.refresher,
-      config.ipBound,
-    )
+    say = showHooked('shaka', state, refresh.refresher, config.ipBound)
     refresh.attach(player)
     url = refresh.url
   } else {

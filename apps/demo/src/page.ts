@@ -1,5 +1,6 @@
 import type { NativeProtection } from '@proj/sw-token-refresh'
 import type { TokenRefresher } from '@proj/token-refresh'
+import { showStatus } from './status-panel.ts'
 
 /** What the page knows about one player: for people poking around in devtools, and for e2e. */
 export interface PlayerState {
@@ -35,6 +36,21 @@ export const showStatic =
     state.textContent = message
     if (isError) state.className = 'error'
   }
+
+/**
+ * A player whose own hooks keep its requests fresh (hls.js, Shaka, dash.js): its state follows
+ * `refresher`, and so does its panel; returns the panel's player line.
+ */
+export function showHooked(
+  name: string,
+  state: PlayerState,
+  refresher: TokenRefresher,
+  ipBound: boolean,
+): Say {
+  state.refresher = refresher
+  state.mode = 'hooks'
+  return showStatus(section(name).querySelector('dl') as HTMLElement, refresher, ipBound)
+}
 
 /** The panel line for an element's state. */
 export function watchElement(video: HTMLVideoElement, say: Say) {
