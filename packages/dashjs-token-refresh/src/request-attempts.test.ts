@@ -101,6 +101,16 @@ describe('one CDN', () => {
     expect(attempts.lastRefused).toMatchObject({ status: 403, type: 'MPD' })
   })
 
+  it('follows a sending that an interceptor of the page copied before this one', async () => {
+    const backend = await start()
+    const request = dashRequest()
+    // dash.js builds one object per sending; the page's interceptor hands a copy on
+    const built = { url: segment(), timeout: 20_000, customData: { request } }
+    const sent = await attempts.request({ ...built } as unknown as Sending)
+    await attempts.response({ request: built as unknown as Sending, status: 403, url: sent.url })
+    expect(backend.calls).toBe(2) // the refusal reached the attempt: one refresh
+  })
+
   it('leaves URLs that are not the video’s alone (a DRM licence server, another video)', async () => {
     await start()
     const licence = 'https://drm.example.com/widevine?video=demo'

@@ -82,8 +82,14 @@ export function requestAttempts(
 ): RequestAttempts {
   /** Each request's attempt, by dash.js's request object (the same on every retry). */
   const attempts = new WeakMap<DashRequest, CdnAttempt>()
-  /** Sendings under way, by the CommonMediaRequest dash.js makes for each. */
+  /**
+   * Sendings under way, by the `customData` dash.js makes for each: its response names the
+   * CommonMediaRequest it made, which an interceptor of the page before this one may have
+   * replaced by a copy (a copy shares `customData`).
+   */
   const sendings = new WeakMap<object, Sending>()
+  const keyOf = (sending: MediaRequest): object =>
+    (sending.customData as object | undefined) ?? sending
   const abandoned = new WeakSet<object>()
   let lastRefused: RefusedRequest | undefined
   let holding = false
@@ -102,14 +108,20 @@ export function requestAttempts(
     sending.url = await attempt.prepare()
     const timeoutMs = sendingTimeoutMs(attempt.timeoutMs, dashRequest, sending.timeout)
     if (timeoutMs !== undefined) sending.timeout = timeoutMs
-    sendings.set(sending, { attempt, request: dashRequest, at: performance.now(), timeoutMs })
+    sendings.set(keyOf(sending), {
+      attempt,
+      request: dashRequest,
+      at: performance.now(),
+      timeoutMs,
+    })
     return sending
   }
 
   const response: ResponseInterceptor = async (answer) => {
-    const sending = sendings.get(answer.request)
+    const key = keyOf(answer.request)
+    const sending = sendings.get(key)
     if (!sending) return answer
-    sendings.delete(answer.request)
+    sendings.delete(key)
     const { attempt, request: dashRequest, at, timeoutMs } = sending
     const outcome = responseOutcome(answer.status, performance.now() - at, timeoutMs)
     if (outcome === undefined) attempt.end()
