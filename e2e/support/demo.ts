@@ -13,7 +13,8 @@ export const PLAYERS: PlayerName[] = ['videojs', 'hlsjs', 'shaka']
 
 /** What the demo page plays: its URL contract (`@proj/demo/config`), plus the stack's CDN. */
 export interface DemoOptions extends Omit<DemoQuery, 'tokenUrl' | 'player'> {
-  player: PlayerName
+  /** One player, or `all` of the page's (with `format: 'dash'`: dash.js, Shaka and video.js). */
+  player: PlayerName | 'all'
   cdn?: Cdn
   /** Another token endpoint than the stack's (`cdn` is then ignored). */
   tokenUrl?: string

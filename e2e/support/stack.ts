@@ -24,14 +24,14 @@ export const PORTS = {
   origin: 18090,
   /**
    * Private nginx instances whose secret a test changes (two hosts per slot): slots 0-1 for the
-   * secret-rotation spec, 2-7 for the rejecting-CDN spec.
+   * secret-rotation spec, 2-7 for the rejecting-CDN spec, 8-9 for its DASH players.
    */
   rotationCdn: [
     18084, 18085, 18086, 18087, 18094, 18095, 18096, 18097, 18098, 18099, 18100, 18101, 18102,
-    18103, 18104, 18105,
+    18103, 18104, 18105, 18106, 18107, 18108, 18109,
   ],
   /** ...and their own token workers (Node entry), restarted with each new secret: one per slot. */
-  rotationToken: [18791, 18792, 18793, 18794, 18795, 18796, 18797, 18798],
+  rotationToken: [18791, 18792, 18793, 18794, 18795, 18796, 18797, 18798, 18799, 18800],
   /** Token worker signing URLs on the nginx hosts. */
   tokenNginx: 18787,
   /** Token worker signing URLs on the emulator's hosts. */

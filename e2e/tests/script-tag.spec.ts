@@ -42,6 +42,14 @@ const BUILDS = [
     native: false,
     liveClock: true,
   },
+  {
+    name: 'dash.js',
+    folder: 'dashjs-token-refresh',
+    iife: 'dashjs-token-refresh.min.js',
+    global: 'DashjsTokenRefresh',
+    player: 'dashjs/dist/modern/umd/dash.all.min.js',
+    native: false,
+  },
 ] as const
 
 let out = ''

@@ -18,6 +18,7 @@ describe('demoSearch', () => {
       clientIp: '127.0.0.1',
       refresh: false,
       buffer: 12,
+      liveDelay: 10,
     })
     expect(demoConfig(`?${search}`, local)).toMatchObject({
       tokenUrl: 'http://127.0.0.1:18787/token',
@@ -31,6 +32,7 @@ describe('demoSearch', () => {
       clientIp: '127.0.0.1',
       refresh: false,
       buffer: 12,
+      liveDelay: 10,
     })
     expect(demoConfig(`?${demoSearch({ player: 'all', tokenUrl: local })}`, local)).toEqual(
       demoConfig('', local),
@@ -55,6 +57,7 @@ describe('demoConfig', () => {
       tokenUrl: local,
       video: 'demo',
       type: 'vod',
+      format: 'hls',
       expire: 60,
       refreshLeadSeconds: 15,
       ipBound: false,
@@ -64,6 +67,7 @@ describe('demoConfig', () => {
       refresh: true,
       level: undefined,
       buffer: undefined,
+      liveDelay: undefined,
     })
   })
 
@@ -104,6 +108,21 @@ describe('demoConfig', () => {
     expect(tokenRequestUrl(demoConfig('?expire=20', local))).toBe(
       'http://127.0.0.1:8787/token?video=demo&type=vod&expire=20',
     )
+    expect(tokenRequestUrl(demoConfig('?expire=20&format=dash', local))).toBe(
+      'http://127.0.0.1:8787/token?video=demo&type=vod&expire=20&format=dash',
+    )
+  })
+
+  it('plays DASH with the players that play it: video.js, Shaka and dash.js', () => {
+    expect(demoConfig('?format=dash', local)).toMatchObject({
+      format: 'dash',
+      players: ['videojs', 'shaka', 'dashjs'],
+    })
+    expect(demoConfig('?format=dash&player=hlsjs', local).players).toEqual([])
+    expect(demoConfig('?player=dashjs', local).players).toEqual([])
+    expect(demoConfig('?format=other', local).format).toBe('hls')
+    const search = demoSearch({ player: 'dashjs', tokenUrl: local, format: 'dash' })
+    expect(demoConfig(`?${search}`, local)).toMatchObject({ format: 'dash', players: ['dashjs'] })
   })
 })
 

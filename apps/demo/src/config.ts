@@ -2,17 +2,37 @@ import { PROTECTION_MODES, type ProtectionMode } from '@proj/token-refresh'
 
 /**
  * The demo's players: video.js, hls.js, Shaka Player, a plain `<video>` playing HLS natively
- * with the refresh packages, and a bare `<video>` on an edge session URL with no package at all.
+ * with the refresh packages, a bare `<video>` on an edge session URL with no package at all, and
+ * dash.js (DASH only).
  */
-export type PlayerName = 'videojs' | 'hlsjs' | 'shaka' | 'native' | 'session'
+export type PlayerName = 'videojs' | 'hlsjs' | 'shaka' | 'native' | 'session' | 'dashjs'
 export const PLAYER_NAMES: readonly PlayerName[] = [
   'videojs',
   'hlsjs',
   'shaka',
   'native',
   'session',
+  'dashjs',
 ]
 const MODES = ['auto', ...PROTECTION_MODES] as const
+
+/** The rendition the page plays: the HLS master playlist, or the DASH MPD (`format=dash`). */
+export type MediaFormat = 'hls' | 'dash'
+
+/**
+ * The players that play `format`: DASH through MSE only (video.js's VHS, Shaka, dash.js; no
+ * browser plays an MPD natively, and the session lane's bare `<video>` plays HLS), HLS everywhere
+ * but dash.js.
+ *
+ * @example
+ * ```ts
+ * playsFormat('shaka', 'dash') // true
+ * playsFormat('hlsjs', 'dash') // false
+ * ```
+ */
+export function playsFormat(player: PlayerName, format: MediaFormat): boolean {
+  return format === 'dash' ? ['videojs', 'shaka', 'dashjs'].includes(player) : player !== 'dashjs'
+}
 
 /** What the demo plays and how it asks for tokens. */
 export interface DemoConfig {
@@ -20,13 +40,15 @@ export interface DemoConfig {
   tokenUrl: string
   video: string
   type: 'vod' | 'live'
+  /** `dash` (`format=dash`): the token worker's URLs name the MPD, and the DASH players play it. */
+  format: MediaFormat
   /** Token lifetime asked from the worker (`expire`, seconds). */
   expire: number
   refreshLeadSeconds: number
   ipBound: boolean
   /** Ask the worker to bind the IP token to this address (`client_ip`); default: it detects. */
   clientIp: string | undefined
-  /** Which players to show. */
+  /** Which players to show (those that play `format`). */
   players: PlayerName[]
   /**
    * `auto` (default): hooks where the player has them (MSE), else the service worker, else swaps.
@@ -38,12 +60,18 @@ export interface DemoConfig {
   /** hls.js: start on and cap at this level (`level=0`: the lowest rendition). */
   level: number | undefined
   /**
-   * hls.js: buffer at most this many seconds ahead (`buffer=12`). By default hls.js sizes its
-   * buffer by bytes (60 MB), which at the test media's bitrates is its 600-s ceiling: a short VOD
-   * is then wholly loaded within seconds, and a test that changes the CDN mid-playback sees no
-   * request after the change.
+   * hls.js and dash.js: buffer at most this many seconds ahead (`buffer=12`). By default hls.js
+   * sizes its buffer by bytes (60 MB), which at the test media's bitrates is its 600-s ceiling: a
+   * short VOD is then wholly loaded within seconds, and a test that changes the CDN mid-playback
+   * sees no request after the change. dash.js keeps 30 s at its top quality.
    */
   buffer: number | undefined
+  /**
+   * dash.js: play a live stream this many seconds behind its edge (`delay=10`,
+   * `streaming.delay.liveDelay`); by default the MPD's `suggestedPresentationDelay`. With several
+   * CDNs the forward buffer must outlast a failover (see the dash.js package's README).
+   */
+  liveDelay: number | undefined
 }
 
 const positive = (text: string | null, fallback: number): number => {
@@ -62,19 +90,24 @@ const positive = (text: string | null, fallback: number): number => {
  */
 export function demoConfig(search: string, defaultTokenUrl: string): DemoConfig {
   const query = new URLSearchParams(search)
+  const format = query.get('format') === 'dash' ? 'dash' : 'hls'
   return {
     tokenUrl: query.get('token') ?? defaultTokenUrl,
     video: query.get('video') ?? 'demo',
     type: query.get('type') === 'live' ? 'live' : 'vod',
+    format,
     expire: positive(query.get('expire'), 60),
     refreshLeadSeconds: positive(query.get('lead'), 15),
     ipBound: query.get('ip') === '1',
     clientIp: query.get('client_ip') ?? undefined,
-    players: PLAYER_NAMES.filter((name) => [name, 'all', null].includes(query.get('player'))),
+    players: PLAYER_NAMES.filter(
+      (name) => [name, 'all', null].includes(query.get('player')) && playsFormat(name, format),
+    ),
     mode: MODES.find((mode) => mode === query.get('mode')) ?? 'auto',
     refresh: query.get('refresh') !== '0',
     level: /^\d+$/.test(query.get('level') ?? '') ? Number(query.get('level')) : undefined,
     buffer: positive(query.get('buffer'), 0) || undefined,
+    liveDelay: positive(query.get('delay'), 0) || undefined,
   }
 }
 
@@ -93,6 +126,7 @@ export function tokenRequestUrl(config: DemoConfig): string {
     type: config.type,
     expire: String(config.expire),
     ...(config.clientIp ? { client_ip: config.clientIp } : {}),
+    ...(config.format === 'dash' ? { format: 'dash' } : {}),
   }).toString()
   return url.href
 }
@@ -117,6 +151,7 @@ export interface DemoQuery {
   player: PlayerName | 'all'
   tokenUrl: string
   type?: 'vod' | 'live' | undefined
+  format?: MediaFormat | undefined
   video?: string | undefined
   mode?: DemoConfig['mode'] | undefined
   expire?: number | undefined
@@ -125,6 +160,7 @@ export interface DemoQuery {
   clientIp?: string | undefined
   refresh?: boolean | undefined
   buffer?: number | undefined
+  liveDelay?: number | undefined
 }
 
 /**
@@ -139,6 +175,7 @@ export interface DemoQuery {
 export function demoSearch(options: DemoQuery): string {
   const query = new URLSearchParams({ player: options.player, token: options.tokenUrl })
   if (options.type) query.set('type', options.type)
+  if (options.format === 'dash') query.set('format', 'dash')
   if (options.expire !== undefined) query.set('expire', String(options.expire))
   if (options.lead !== undefined) query.set('lead', String(options.lead))
   if (options.video) query.set('video', options.video)
@@ -147,5 +184,6 @@ export function demoSearch(options: DemoQuery): string {
   if (options.clientIp) query.set('client_ip', options.clientIp)
   if (options.refresh === false) query.set('refresh', '0')
   if (options.buffer !== undefined) query.set('buffer', String(options.buffer))
+  if (options.liveDelay !== undefined) query.set('delay', String(options.liveDelay))
   return query.toString()
 }

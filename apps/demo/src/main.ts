@@ -23,6 +23,7 @@ import {
   sessionRequestUrl,
   tokenRequestUrl,
 } from './config.ts'
+import { type PlayerState, section, showHooked, showStatic, watchElement } from './page.ts'
 import { showStatus } from './status-panel.ts'
 
 const config = demoConfig(
@@ -32,31 +33,17 @@ const config = demoConfig(
 const tokenUrl = tokenRequestUrl(config)
 const banner = document.querySelector<HTMLElement>('#cdn') as HTMLElement
 ;(document.querySelector('#settings') as HTMLElement).textContent =
-  `${config.type} "${config.video}", ${config.expire}-second tokens ` +
+  `${config.type} "${config.video}"${config.format === 'dash' ? ' (DASH)' : ''}, ${config.expire}-second tokens ` +
   `${config.refresh ? `refreshed ${config.refreshLeadSeconds} s before expiry` : 'NOT refreshed (refresh=0)'}` +
   `${config.ipBound ? ', IP-bound' : ''}, from ${tokenUrl}`
 
-/** What the page knows about one player: for people poking around in devtools, and for e2e. */
-interface PlayerState {
-  refresher?: TokenRefresher
-  /** How the player's requests are kept fresh: hooks, service-worker or swap. */
-  mode?: string
-  /** Native playback's protection (service worker or swaps, with their measurements). */
-  native?: NativeProtection
-  /** The video.js player or the Hls instance. */
-  player?: unknown
-  video?: HTMLVideoElement
-  /** Failed token refreshes (onError). */
-  errors: string[]
-  /** Fatal player errors. */
-  fatal: string[]
-}
 const demo: Record<PlayerName, PlayerState> = {
   videojs: { errors: [], fatal: [] },
   hlsjs: { errors: [], fatal: [] },
   shaka: { errors: [], fatal: [] },
   native: { errors: [], fatal: [] },
   session: { errors: [], fatal: [] },
+  dashjs: { errors: [], fatal: [] },
 }
 Object.assign(window, { demo })
 for (const name of PLAYER_NAMES) if (!config.players.includes(name)) section(name).hidden = true
@@ -117,35 +104,27 @@ const trackNative = async (
   demo[name].mode = protection.mode
 }
 
-function section(id: string): HTMLElement {
-  return document.querySelector(`#${id}`) as HTMLElement
-}
-
-/** A panel line for players started with refresh=0. */
-const showStatic =
-  (name: string, label = 'refresh', value = 'off (refresh=0)') =>
-  (message: string, isError: boolean) => {
-    const list = section(name).querySelector('dl') as HTMLElement
-    list.innerHTML = `<dt>${label}</dt><dd>${value}</dd><dt>player</dt><dd></dd>`
-    const state = list.lastElementChild as HTMLElement
-    state.textContent = message
-    if (isError) state.className = 'error'
-  }
+/** video.js's source type: VHS plays the MPD as DASH only when told (the plugin's options name HLS). */
+const VIDEOJS_TYPE = config.format === 'dash' ? 'application/dash+xml' : HLS_TYPE
 
 const startVideojs = async () => {
   const element = section('videojs').querySelector('video-js') as Element
   let say: (message: string, isError: boolean) => void
-  const player = config.refresh
+  const prepared =
+    config.refresh &&
+    (await prepareTokenRefresh({
+      ...tokenOptions('videojs'),
+      mode: config.mode === 'auto' ? 'hooks' : config.mode,
+      worker,
+    }))
+  const player = prepared
     ? videojs(element, {
-        ...(await prepareTokenRefresh({
-          ...tokenOptions('videojs'),
-          mode: config.mode === 'auto' ? 'hooks' : config.mode,
-          worker,
-        })),
+        ...prepared,
+        sources: prepared.sources.map((source) => ({ ...source, type: VIDEOJS_TYPE })),
         autoplay: 'muted',
       })
     : videojs(element, {
-        sources: [{ src: await firstUrl(), type: HLS_TYPE }],
+        sources: [{ src: await firstUrl(), type: VIDEOJS_TYPE }],
         html5: VHS_TECH_OPTIONS,
         autoplay: 'muted',
       })
@@ -254,12 +233,6 @@ const startHlsjs = async () => {
   video.play().catch(() => say('press play', false))
 }
 
-/** The panel line for an element's state. */
-function watchElement(video: HTMLVideoElement, say: (message: string, isError: boolean) => void) {
-  video.addEventListener('playing', () => say('playing', false))
-  video.addEventListener('waiting', () => say('buffering', false))
-}
-
 /** Shaka Player with its request filter (MSE playback, its own networking engine). */
 const startShaka = async () => {
   const video = section('shaka').querySelector('video') as HTMLVideoElement
@@ -273,13 +246,7 @@ const startShaka = async () => {
   let url: string
   if (config.refresh) {
     const refresh = await createShakaTokenRefresh(tokenOptions('shaka'))
-    state.refresher = refresh.refresher
-    state.mode = 'hooks'
-    say = showStatus(
-      section('shaka').querySelector('dl') as HTMLElement,
-      refresh.refresher,
-      config.ipBound,
-    )
+    say = showHooked('shaka', state, refresh.refresher, config.ipBound)
     refresh.attach(player)
     url = refresh.url
   } else {
@@ -397,6 +364,11 @@ const start = async () => {
     config.players.includes('shaka') && startShaka(),
     config.players.includes('native') && startNative(),
     config.players.includes('session') && startSession(),
+    // dash.js only where the page plays DASH: an HLS page never downloads it
+    config.players.includes('dashjs') &&
+      import('./dashjs-player.ts').then(({ startDashjs }) =>
+        startDashjs({ config, state: demo.dashjs, tokenOptions: tokenOptions('dashjs'), firstUrl }),
+      ),
   ])
 }
 void start()

@@ -1,6 +1,6 @@
 // The benchmark page (bench/playback/playback.spec.ts): ONE player per load, its code loaded on
 // demand as a real page would split it. Three kinds of load:
-//   ?player=hlsjs|videojs|shaka|native&src=<unprotected master>     baseline, no token
+//   ?player=hlsjs|videojs|shaka|native|dashjs&src=<unprotected master or MPD>   baseline, no token
 //   ?player=…&token=<token URL>                the player code, then the token (READMEs' basics)
 //   ?player=…&token=<token URL>&prefetch=1     the token request sent first, the player code
 //                                              loading meanwhile (docs/player-refresh.md)
@@ -8,7 +8,8 @@
 //                                              session URL (each segment a 302 to the CDN)
 // It reports on window.bench: the first frame's time since navigation, and per request the time
 // from the player asking for it to the request leaving (hls.js: its loader is called; VHS: it
-// calls its xhr; Shaka: its networking engine starts the request filters) → XHR send or fetch.
+// calls its xhr; Shaka: its networking engine starts the request filters; dash.js: its HTTPLoader
+// starts the request interceptors) → XHR send or fetch.
 import { fetchToken, type TokenRecord } from '@proj/token-refresh'
 
 const query = new URLSearchParams(location.search)
@@ -144,6 +145,28 @@ const startShaka = async () => {
   await video.play()
 }
 
+const startDashjs = async () => {
+  const [dashjs, { createTokenRefresh }] = await Promise.all([
+    import('dashjs'),
+    import('@proj/dashjs-token-refresh'),
+  ])
+  video.hidden = false
+  onFirstFrame(video)
+  const dashPlayer = dashjs.MediaPlayer().create()
+  // added before the package's: the first interceptor to run is the player asking
+  dashPlayer.addRequestInterceptor(async (request) => {
+    ask()
+    return request
+  })
+  let url = src
+  if (tokenUrl) {
+    const refresh = await createTokenRefresh({ ...options, dashjs })
+    refresh.attach(dashPlayer)
+    url = refresh.url
+  }
+  dashPlayer.initialize(video, url, true)
+}
+
 const sessionEndpoint = query.get('session')
 
 const startNative = async () => {
@@ -170,6 +193,7 @@ const starts: Record<string, () => Promise<void>> = {
   videojs: startVideojs,
   shaka: startShaka,
   native: startNative,
+  dashjs: startDashjs,
 }
 ;(starts[player] ?? startHlsjs)().catch((error: unknown) => {
   bench.error = String(error)

@@ -1,0 +1,56 @@
+import { TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
+import { fakeTime, fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
+import * as dashjs from 'dashjs'
+import { expect, it } from 'vitest'
+import { failOnTokenRejection, type TokenRejectedDashError } from './give-up.ts'
+import { type RequestInterceptor, requestAttempts } from './request-attempts.ts'
+
+type Sending = Parameters<RequestInterceptor>[0]
+
+// A CDN that refuses every token, as dash.js's interceptors see it: the MPD refused with the
+// first token and with each fresh one. The refresher gives up after the third; the player's
+// own event bus (a real dash.js MediaPlayer) then carries one error, and nothing more is sent.
+it("ends in dash.js's own error event, once, naming the refused request; then holds the video's requests", async () => {
+  const time = fakeTime()
+  const backend = fakeTokenBackend({ clock: time.clock })
+  const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+  const player = dashjs.MediaPlayer().create()
+  const attempts = requestAttempts(refresher, player, dashjs)
+  const stop = failOnTokenRejection(dashjs, player, refresher, attempts)
+  const events: { error: TokenRejectedDashError }[] = []
+  player.on(dashjs.MediaPlayer.events.ERROR, (event: unknown) =>
+    events.push(event as { error: TokenRejectedDashError }),
+  )
+  const mpd = { type: 'MPD', duration: Number.NaN }
+  const send = () =>
+    attempts.request({
+      url: refresher.url,
+      timeout: 10_000,
+      customData: { request: mpd },
+    } as unknown as Sending)
+  for (let sending = 0; sending < 3; sending++) {
+    const request = await send()
+    await attempts.response({ request, status: 403, url: request.url })
+  }
+  await Promise.resolve() // the event is raised once dash.js's interceptors are done
+  expect(events).toHaveLength(1)
+  const { error } = events[0] ?? {}
+  expect(error?.code).toBe(dashjs.MediaPlayer.errors.DOWNLOAD_ERROR_ID_MANIFEST_CODE)
+  expect(error?.data.cause).toBeInstanceOf(TokenRejectedError)
+  expect(error?.message).toContain('SECRET_KEY and CLIENT_ID')
+  expect(error?.data).toMatchObject({ status: 403, url: expect.stringContaining('tok0003plain') })
+  expect(backend.calls).toBe(3)
+
+  const held = await Promise.race([
+    send().then(() => 'sent'),
+    new Promise((resolve) => setTimeout(() => resolve('held'), 20)),
+  ])
+  expect(held).toBe('held')
+  // later failures of the refresher are not the give-up: no second event
+  refresher.dispatchEvent(new CustomEvent('error', { detail: new Error('backend down') }))
+  await Promise.resolve()
+  expect(events).toHaveLength(1)
+  stop()
+  attempts.detach()
+  refresher.destroy()
+})
