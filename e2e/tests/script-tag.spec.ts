@@ -49,6 +49,7 @@ const BUILDS = [
     global: 'DashjsTokenRefresh',
     player: 'dashjs/dist/modern/umd/dash.all.min.js',
     native: false,
+    liveClock: false,
   },
 ] as const
 
