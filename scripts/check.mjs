@@ -10,6 +10,8 @@ const steps = [
   ['layering', ['run', 'check:layering']],
   // every "spec N.N" a comment cites is a section of docs/protocol.md
   ['citations', ['exec', 'node', 'scripts/check-spec-citations.mjs']],
+  // docs/layout.md names every source file, and only files that exist (the lines to add, if not)
+  ['layout', ['exec', 'node', 'scripts/check-layout.mjs']],
   ['lint', ['run', 'lint']],
   ['typecheck', ['-r', 'run', 'typecheck']],
   // every package's tests in one vitest run (root vitest.config.ts lists them as projects)

@@ -1,7 +1,10 @@
 import type { CdnFailure } from '@proj/signing'
 
-/** Why a CDN failed a request the backend signed itself, and the status when it answered one. */
-export interface CdnFault {
+/**
+ * Why a CDN failed a request the backend signed itself (`@proj/signing`'s word), and the status
+ * when it answered one. A "fault" here is what a test injects (`@proj/token-refresh/testing`).
+ */
+export interface CdnFailureReport {
   failure: CdnFailure
   status?: number | undefined
 }
@@ -55,7 +58,7 @@ interface CdnState {
   drained: boolean
   /** Unix ms of the last failure; `undefined` while healthy. */
   failedAt: number | undefined
-  fault: CdnFault
+  fault: CdnFailureReport
   /** Good probes since the last failure. */
   goodInARow: number
   lastProbeAt: number
@@ -126,7 +129,7 @@ export class CdnHealth {
   }
 
   /** The CDN `id` failed: why, and the status it answered when it answered one. */
-  failed(id: string, fault: CdnFault): void {
+  failed(id: string, fault: CdnFailureReport): void {
     const state = this.#state(id)
     state.failedAt = this.#now()
     state.fault = fault
@@ -155,7 +158,7 @@ export class CdnHealth {
   }
 
   /** The probe of `id` ended: what went wrong, `undefined` if it succeeded. */
-  probed(id: string, fault: CdnFault | undefined): void {
+  probed(id: string, fault: CdnFailureReport | undefined): void {
     this.#state(id).probing = false
     if (fault === undefined) this.succeeded(id)
     else this.failed(id, fault)

@@ -5,7 +5,7 @@ import type { SessionConfig } from '../config.ts'
 import { mountPrefix } from '../mount.ts'
 import { answerHeaders } from '../response-headers.ts'
 import type { TokenAppEnv } from '../types.ts'
-import type { CdnFault } from './cdn-health.ts'
+import type { CdnFailureReport } from './cdn-health.ts'
 import { sessionMpd } from './mpd/session-mpd.ts'
 import { sessionNetwork } from './network.ts'
 import type { SessionCdns, SessionFileTarget } from './session-cdns.ts'
@@ -93,7 +93,7 @@ async function failoverSources(
       url: (await cdns.urlFor(id, target)) + suffix,
       // the last CDN may take the usual time: there is nothing left to fall back to
       ...(index < order.length - 1 && { timeoutMs }),
-      failed: (fault: CdnFault) => cdns.health.failed(id, fault),
+      failed: (fault: CdnFailureReport) => cdns.health.failed(id, fault),
       succeeded: () => cdns.health.succeeded(id),
     })),
   )

@@ -1,7 +1,7 @@
 import { cdnFailureOf, type StreamType } from '@proj/signing'
 import type { CdnSigners } from '../cdn-record.ts'
 import { LruMap } from '../lru.ts'
-import { type CdnFault, CdnHealth, type CdnHealthPolicy } from './cdn-health.ts'
+import { type CdnFailureReport, CdnHealth, type CdnHealthPolicy } from './cdn-health.ts'
 
 /** One CDN a session file can be sent to. */
 export interface SessionCdn {
@@ -82,7 +82,10 @@ export function sessionCdns(
     return signBase(id, key, target).then(({ base, query }) => base + target.rest + query)
   }
   /** HEAD of `target` on `id`: `undefined` when the CDN answered as it should, else why not. */
-  const probe = async (id: string, target: SessionFileTarget): Promise<CdnFault | undefined> => {
+  const probe = async (
+    id: string,
+    target: SessionFileTarget,
+  ): Promise<CdnFailureReport | undefined> => {
     try {
       const response = await fetcher(await urlFor(id, target), {
         method: 'HEAD',

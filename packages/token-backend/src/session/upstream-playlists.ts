@@ -1,6 +1,6 @@
 import { cdnFailureOf } from '@proj/signing'
 import { fail } from '../errors.ts'
-import type { CdnFault } from './cdn-health.ts'
+import type { CdnFailureReport } from './cdn-health.ts'
 import { type PlaylistCache, playlistTtl } from './playlist-cache.ts'
 
 /** How long the worker waits for the CDN's playlist: players retry sooner than a hung fetch. */
@@ -14,7 +14,7 @@ export interface PlaylistSource {
   /** Default {@link UPSTREAM_TIMEOUT_MS}; shorter when another CDN can answer instead. */
   timeoutMs?: number
   /** This CDN failed the fetch: why, in the words the player core uses too. */
-  failed?(fault: CdnFault): void
+  failed?(fault: CdnFailureReport): void
   /** This CDN answered the playlist. */
   succeeded?(): void
 }
@@ -27,10 +27,10 @@ interface Miss {
   status: 404 | 502 | 504
   message: string
   /** What the CDN did wrong; `undefined` for a 404, which another CDN would answer too. */
-  fault: CdnFault | undefined
+  fault: CdnFailureReport | undefined
 }
 
-const miss = (status: 404 | 502 | 504, message: string, fault?: CdnFault): Miss => ({
+const miss = (status: 404 | 502 | 504, message: string, fault?: CdnFailureReport): Miss => ({
   status,
   message,
   fault,
@@ -41,7 +41,7 @@ const miss = (status: 404 | 502 | 504, message: string, fault?: CdnFault): Miss 
  * clock is not ours) or a 5xx in the shared words; any other status (as a body that is no
  * playlist) is the CDN not serving what it should: a server error too, so the next CDN is asked.
  */
-const faultOf = (status: number): CdnFault => ({
+const faultOf = (status: number): CdnFailureReport => ({
   failure: cdnFailureOf(status, { tokenFresh: true }) ?? 'server-error',
   status,
 })
