@@ -5,6 +5,7 @@ import { createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeAddresses, fetchFrom } from '../test/from-address.ts'
+import { type RedisCluster, startRedisCluster } from '../test/redis-cluster.ts'
 import { freePort, type RedisServer, startRedisServer } from '../test/redis-server.ts'
 import { ConfigError, configFromEnv, type TokenConfigInput, tokenConfig } from './config.ts'
 import { REDIS_START_TIMEOUT_MS, type ServeTokenAppOptions, serveTokenApp } from './node.ts'
@@ -187,6 +188,62 @@ describe('serveTokenApp with REDIS_URL: instances share their sessions', {
   })
 })
 
+describe('serveTokenApp with REDIS_CLUSTER=true: instances share their sessions on a cluster', {
+  timeout: 30_000,
+}, () => {
+  let cluster: RedisCluster
+  beforeAll(async () => {
+    cluster = await startRedisCluster()
+  })
+  afterAll(() => cluster?.stop())
+
+  it('a session issued by A, revoked through B, is refused by A; one rate limit', async () => {
+    // each instance knows one node of the three: it discovers the others
+    const a = await instance({
+      config: config({
+        redis: { url: cluster.urls[0] as string, cluster: true },
+        rateLimit: { requests: 3 },
+      }),
+    })
+    const b = await instance({
+      env: {
+        CLIENT_ID: signing.clientId,
+        SECRET_KEY: signing.secretKey,
+        CDN_DOMAIN: signing.cdnDomain,
+        CDN_DOMAIN_IP: signing.cdnDomainIp,
+        AUTH_MODE: 'none',
+        SESSION_SECRET: 'scale-out-session-secret-32-chars!!',
+        SESSION_ADMIN_TOKEN: ADMIN,
+        SESSION_BINDING: 'none',
+        RATE_LIMIT_REQUESTS: '3',
+        REDIS_URL: `${cluster.urls[2]}/0`,
+        REDIS_CLUSTER: 'true',
+      },
+    })
+    try {
+      const issued = await fetch(`${a.base}session?video=demo&type=vod`)
+      const { session_url: sessionUrl } = (await issued.json()) as { session_url: string }
+      const leaf = sessionUrl.replace(/master\.m3u8$/, 'v0/seg_001.ts')
+      expect((await fetch(leaf, { redirect: 'manual' })).status).toBe(302)
+      const revoked = await fetch(`${b.base}sessions/revoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ session_id: sidOf(sessionUrl) }),
+      })
+      expect(revoked.status).toBe(200)
+      await new Promise((resolve) => setTimeout(resolve, 1200))
+      expect((await fetch(leaf, { redirect: 'manual' })).status).toBe(403)
+      const statuses = []
+      for (const base of [a.base, b.base, a.base, b.base])
+        statuses.push((await fetchFrom('127.0.0.24', `${base}token?video=demo`)).status)
+      expect(statuses).toEqual([200, 200, 200, 429])
+      expect([...a.logged, ...b.logged]).toEqual([])
+    } finally {
+      await Promise.all([a.stop(), b.stop()])
+    }
+  })
+})
+
 describe('REDIS_URL is validated like every variable', () => {
   const env = {
     CLIENT_ID: '12345',
@@ -235,6 +292,27 @@ describe('REDIS_URL is validated like every variable', () => {
     })
     expect(() => tokenConfig(config({ redis: { url: 'tcp://10.0.0.5' } }))).toThrow(
       'config.redis.url must be a redis:// or rediss:// URL',
+    )
+  })
+
+  it('REDIS_CLUSTER: true or false, with REDIS_URL naming database 0', () => {
+    const url = 'redis://:pw@redis-node-1.internal:6379'
+    expect(configFromEnv({ ...env, REDIS_URL: url, REDIS_CLUSTER: 'true' }).redis).toEqual({
+      url,
+      cluster: true,
+    })
+    expect(configFromEnv({ ...env, REDIS_URL: url, REDIS_CLUSTER: 'false' }).redis).toEqual({
+      url,
+    })
+    const errors: Array<[Record<string, string>, string]> = [
+      [{ REDIS_CLUSTER: 'yes', REDIS_URL: url }, 'REDIS_CLUSTER must be "true"'],
+      [{ REDIS_CLUSTER: 'true' }, 'REDIS_CLUSTER needs REDIS_URL'],
+      [{ REDIS_CLUSTER: 'true', REDIS_URL: `${url}/2` }, 'REDIS_URL must name database 0'],
+    ]
+    for (const [more, message] of errors)
+      expect(() => configFromEnv({ ...env, ...more }), message).toThrow(message)
+    expect(() => tokenConfig(config({ redis: { url: `${url}/1`, cluster: true } }))).toThrow(
+      'config.redis.url must name database 0 with config.redis.cluster',
     )
   })
 })
