@@ -33,6 +33,17 @@ const config = (more: Partial<TokenConfigInput> = {}): TokenConfigInput => ({
   ...more,
 })
 const redisUrl = () => `${redis.url}/0`
+/** The variables of `config()`, as an operator sets them. */
+const sessionsEnv = {
+  CLIENT_ID: signing.clientId,
+  SECRET_KEY: signing.secretKey,
+  CDN_DOMAIN: signing.cdnDomain,
+  CDN_DOMAIN_IP: signing.cdnDomainIp,
+  AUTH_MODE: 'none',
+  SESSION_SECRET: 'scale-out-session-secret-32-chars!!',
+  SESSION_ADMIN_TOKEN: ADMIN,
+  SESSION_BINDING: 'none',
+}
 
 /** One instance, resolved when it listens; its `log` lines kept. */
 async function instance(options: ServeTokenAppOptions) {
@@ -64,6 +75,26 @@ const sidOf = (sessionUrl: string) =>
   JSON.parse(Buffer.from(sessionUrl.split('/')[5]?.split('.')[1] ?? '', 'base64url').toString())
     .sid as string
 
+/**
+ * A session issued through `a` and played, revoked through `b`: the answer `a` then gives its leaf
+ * (after the second `a` trusts its last "not revoked", REVOCATION_CACHE_MS).
+ */
+async function revokedElsewhere(a: string, b: string): Promise<Response> {
+  const issued = await fetch(`${a}session?video=demo&type=vod`)
+  expect(issued.status).toBe(200)
+  const { session_url: sessionUrl } = (await issued.json()) as { session_url: string }
+  const leaf = sessionUrl.replace(/master\.m3u8$/, 'v0/seg_001.ts')
+  expect((await fetch(leaf, { redirect: 'manual' })).status).toBe(302)
+  const revoked = await fetch(`${b}sessions/revoke`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ session_id: sidOf(sessionUrl) }),
+  })
+  expect(revoked.status).toBe(200)
+  await new Promise((resolve) => setTimeout(resolve, 1200))
+  return fetch(leaf, { redirect: 'manual' })
+}
+
 describe('serveTokenApp with REDIS_URL: instances share their sessions', {
   timeout: 30_000,
 }, () => {
@@ -71,35 +102,10 @@ describe('serveTokenApp with REDIS_URL: instances share their sessions', {
     const a = await instance({ config: config({ redis: { url: redisUrl() } }) })
     // B reads the variable the way an operator sets it: the environment
     const b = await instance({
-      env: {
-        CLIENT_ID: signing.clientId,
-        SECRET_KEY: signing.secretKey,
-        CDN_DOMAIN: signing.cdnDomain,
-        CDN_DOMAIN_IP: signing.cdnDomainIp,
-        AUTH_MODE: 'none',
-        SESSION_SECRET: 'scale-out-session-secret-32-chars!!',
-        SESSION_ADMIN_TOKEN: ADMIN,
-        SESSION_BINDING: 'none',
-        REDIS_URL: redisUrl(),
-      },
+      env: { ...sessionsEnv, REDIS_URL: redisUrl() },
     })
     try {
-      const issued = await fetch(`${a.base}session?video=demo&type=vod`)
-      expect(issued.status).toBe(200)
-      const { session_url: sessionUrl } = (await issued.json()) as { session_url: string }
-      const leaf = sessionUrl.replace(/master\.m3u8$/, 'v0/seg_001.ts')
-      const playing = await fetch(leaf, { redirect: 'manual' })
-      expect(playing.status).toBe(302)
-
-      const revoked = await fetch(`${b.base}sessions/revoke`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ session_id: sidOf(sessionUrl) }),
-      })
-      expect(revoked.status).toBe(200)
-      // A trusts its last "not revoked" for REVOCATION_CACHE_MS (1 s): refused after that
-      await new Promise((resolve) => setTimeout(resolve, 1200))
-      const refused = await fetch(leaf, { redirect: 'manual' })
+      const refused = await revokedElsewhere(a.base, b.base)
       expect(refused.status).toBe(403)
       expect(await refused.json()).toEqual({ error: 'session revoked' })
       expect(a.logged).toEqual([])
@@ -207,32 +213,14 @@ describe('serveTokenApp with REDIS_CLUSTER=true: instances share their sessions 
     })
     const b = await instance({
       env: {
-        CLIENT_ID: signing.clientId,
-        SECRET_KEY: signing.secretKey,
-        CDN_DOMAIN: signing.cdnDomain,
-        CDN_DOMAIN_IP: signing.cdnDomainIp,
-        AUTH_MODE: 'none',
-        SESSION_SECRET: 'scale-out-session-secret-32-chars!!',
-        SESSION_ADMIN_TOKEN: ADMIN,
-        SESSION_BINDING: 'none',
+        ...sessionsEnv,
         RATE_LIMIT_REQUESTS: '3',
         REDIS_URL: `${cluster.urls[2]}/0`,
         REDIS_CLUSTER: 'true',
       },
     })
     try {
-      const issued = await fetch(`${a.base}session?video=demo&type=vod`)
-      const { session_url: sessionUrl } = (await issued.json()) as { session_url: string }
-      const leaf = sessionUrl.replace(/master\.m3u8$/, 'v0/seg_001.ts')
-      expect((await fetch(leaf, { redirect: 'manual' })).status).toBe(302)
-      const revoked = await fetch(`${b.base}sessions/revoke`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ session_id: sidOf(sessionUrl) }),
-      })
-      expect(revoked.status).toBe(200)
-      await new Promise((resolve) => setTimeout(resolve, 1200))
-      expect((await fetch(leaf, { redirect: 'manual' })).status).toBe(403)
+      expect((await revokedElsewhere(a.base, b.base)).status).toBe(403)
       const statuses = []
       for (const base of [a.base, b.base, a.base, b.base])
         statuses.push((await fetchFrom('127.0.0.24', `${base}token?video=demo`)).status)

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RedisCluster, startRedisCluster } from '../../test/redis-cluster.ts'
 import { freePort, reconnected } from '../../test/redis-server.ts'
+import { nowSeconds, storedSession } from '../../test/stored-session.ts'
 import { createTokenApp } from '../app.ts'
-import type { StoredSession } from '../session/session-store.ts'
 import { StoreUnavailableError } from '../store-unavailable.ts'
 import { connectRedisCluster, type RedisClusterClient } from './connect-redis-cluster.ts'
 import { redisLimit } from './redis-limit.ts'
@@ -15,13 +15,7 @@ let clients: RedisClusterClient[] = []
 const logged: string[] = []
 let prefixes = 0
 const freshPrefix = () => `cluster-${++prefixes}-${Date.now()}:`
-const nowSeconds = () => Math.floor(Date.now() / 1000)
-const session = (sid: string, more: Partial<StoredSession> = {}): StoredSession => ({
-  sid,
-  iat: nowSeconds(),
-  exp: nowSeconds() + 3600,
-  ...more,
-})
+const session = storedSession
 
 beforeAll(async () => {
   redis = await startRedisCluster()

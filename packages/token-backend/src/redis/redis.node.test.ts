@@ -8,7 +8,7 @@ import {
   reconnected,
   startRedisServer,
 } from '../../test/redis-server.ts'
-import type { StoredSession } from '../session/session-store.ts'
+import { nowSeconds, storedSession } from '../../test/stored-session.ts'
 import { StoreUnavailableError } from '../store-unavailable.ts'
 import { connectRedis, type RedisClient } from './connect-redis.ts'
 import type { RedisCommandClient } from './redis-command.ts'
@@ -22,13 +22,7 @@ let clients: RedisClient[] = []
 const logged: string[] = []
 
 const url = () => redis.url
-const nowSeconds = () => Math.floor(Date.now() / 1000)
-const session = (sid: string, more: Partial<StoredSession> = {}): StoredSession => ({
-  sid,
-  iat: nowSeconds(),
-  exp: nowSeconds() + 3600,
-  ...more,
-})
+const session = storedSession
 let prefixes = 0
 const freshPrefix = () => `test-${++prefixes}-${Date.now()}:`
 const keysOf = async (prefix: string) =>
