@@ -18,7 +18,7 @@ export interface RedisClusterClient extends RedisCommandClient {
 }
 
 // Read-only commands of the stores: a cluster client may send them to a replica when told to.
-const READS = new Set(['GET', 'MGET', 'SMEMBERS', 'SISMEMBER', 'TTL', 'PTTL', 'EXPIRETIME', 'PING'])
+const READS = new Set(['GET', 'SMEMBERS', 'SISMEMBER', 'TTL', 'PTTL', 'EXPIRETIME', 'PING'])
 
 /** The key a command is routed by: the first key of a script, else its first argument. */
 function firstKey(args: ReadonlyArray<string>): string | undefined {
