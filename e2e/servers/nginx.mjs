@@ -4,7 +4,8 @@
 //   NGINX_PLAIN_PORT, NGINX_IP_PORT, ORIGIN_PORT, SECRET_KEY, NGINX_PREFIX (a scratch directory),
 //   PREVIOUS_SECRET_KEY (optional: also accepted during a rotation)
 //   NGINX_BALANCER_PORT, NGINX_BALANCER_UPSTREAMS (optional: a round-robin balancer on that port
-//   in front of the comma-separated loopback ports, nginx/balancer.conf.template),
+//   in front of the comma-separated loopback ports, nginx/balancer.conf.template; several
+//   balancers separated by `;` in both, e.g. `18810;18820` and `18801,18802;18821,18822`),
 //   NGINX_BALANCER_BIND (the loopback address it connects to them from; default 127.0.0.1),
 //   NGINX_PATH (optional: the nginx binary; default Debian's /usr/sbin/nginx, else nginx on PATH)
 // SIGHUP re-renders the configuration from NGINX_PREFIX/rotation.json ({ secret, previous }) when
@@ -23,16 +24,21 @@ const values = {
   ORIGIN_PORT: env.ORIGIN_PORT ?? '18090',
   SECRET: env.SECRET_KEY ?? '',
   PREVIOUS_SECRET: env.PREVIOUS_SECRET_KEY ?? '',
-  BALANCER_PORT: env.NGINX_BALANCER_PORT ?? '',
   BALANCER_BIND: /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(env.NGINX_BALANCER_BIND ?? '')
     ? env.NGINX_BALANCER_BIND
     : '127.0.0.1',
-  BALANCER_SERVERS: (env.NGINX_BALANCER_UPSTREAMS ?? '')
-    .split(',')
-    .filter((port) => /^\d+$/.test(port))
-    .map((port) => `  server 127.0.0.1:${port};`)
-    .join('\n'),
 }
+// each balancer: its port and the `server` lines of its upstreams
+const upstreamGroups = (env.NGINX_BALANCER_UPSTREAMS ?? '').split(';')
+const balancers = (env.NGINX_BALANCER_PORT ?? '').split(';').flatMap((port, i) => {
+  const servers = (upstreamGroups[i] ?? '')
+    .split(',')
+    .filter((upstream) => /^\d+$/.test(upstream))
+    .map((upstream) => `  server 127.0.0.1:${upstream};`)
+  return /^\d+$/.test(port) && servers.length > 0
+    ? [{ BALANCER_PORT: port, BALANCER_SERVERS: servers.join('\n') }]
+    : []
+})
 // the secret is set, and both are text nginx takes inside double quotes as is
 const validSecrets = (secret, previous) =>
   /^[A-Za-z0-9._~+-]+$/.test(secret) && /^[A-Za-z0-9._~+-]*$/.test(previous)
@@ -42,16 +48,16 @@ if (!validSecrets(values.SECRET, values.PREVIOUS_SECRET)) {
   )
   process.exit(2)
 }
-const render = (name) =>
+const render = (name, more = {}) =>
   readFileSync(join(here, '..', 'nginx', `${name}.template`), 'utf8').replace(
     /\{\{(\w+)\}\}/g,
-    (_, key) => values[key],
+    (_, key) => ({ ...values, ...more })[key],
   )
 const writeConfig = () => {
   writeFileSync(join(prefix, 'conf', 'nginx.conf'), render('nginx.conf'))
   writeFileSync(join(prefix, 'conf', 'token.conf'), render('token.conf'))
-  const balancer = /^\d+$/.test(values.BALANCER_PORT) && values.BALANCER_SERVERS !== ''
-  writeFileSync(join(prefix, 'conf', 'balancer.conf'), balancer ? render('balancer.conf') : '')
+  const rendered = balancers.map((balancer) => render('balancer.conf', balancer))
+  writeFileSync(join(prefix, 'conf', 'balancer.conf'), rendered.join('\n'))
 }
 rmSync(prefix, { recursive: true, force: true })
 mkdirSync(join(prefix, 'conf'), { recursive: true })

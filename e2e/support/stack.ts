@@ -41,7 +41,25 @@ export const PORTS = {
   redis: 18379,
   fleet: [18801, 18802, 18803],
   balancer: 18810,
+  /** ...and the same on the stack's Redis Cluster: its three nodes, its health answer (200 once ok). */
+  redisCluster: [18391, 18392, 18393],
+  redisClusterReady: 18390,
+  clusterFleet: [18821, 18822, 18823],
+  clusterBalancer: 18820,
 } as const
+
+/** A fleet of the scale-out spec: three Node instances on one shared state, behind a balancer. */
+export interface Fleet {
+  name: string
+  instances: readonly [number, number, number]
+  balancer: number
+}
+
+/** The scale-out spec's fleets: on one redis-server, and on a three-shard Redis Cluster. */
+export const FLEETS: readonly Fleet[] = [
+  { name: 'one Redis', instances: PORTS.fleet, balancer: PORTS.balancer },
+  { name: 'Redis Cluster', instances: PORTS.clusterFleet, balancer: PORTS.clusterBalancer },
+]
 
 /** The viewer rate limit of the fleet: token requests per viewer and minute, over all instances. */
 export const FLEET_RATE_LIMIT = 9
@@ -122,13 +140,44 @@ const redisServer = {
   readyPort: PORTS.redis,
 }
 
+/**
+ * The stack's Redis Cluster (servers/redis-cluster.mjs): three shards, no replicas; ready when
+ * its health port answers 200 (every node says cluster_state:ok).
+ */
+const redisCluster: Service = {
+  name: 'redis-cluster',
+  cwd: 'e2e',
+  command: [process.execPath, 'servers/redis-cluster.mjs'],
+  env: {
+    REDIS_CLUSTER_PORTS: PORTS.redisCluster.join(','),
+    REDIS_CLUSTER_READY_PORT: String(PORTS.redisClusterReady),
+    REDIS_DIR: join(scratch, 'redis-cluster'),
+  },
+  readyUrl: `http://127.0.0.1:${PORTS.redisClusterReady}/`,
+}
+
+/** The instances of a fleet, each on the shared state `redis(i)` names, as an operator runs them. */
+const fleetOf = (ports: readonly number[], redis: (i: number) => Record<string, string>) =>
+  ports.map((port, i) =>
+    nodeTokenInstance(port, {
+      ...redis(i),
+      // as an operator runs it behind a proxy: the viewer is what nginx saw, never a header
+      // a client wrote (the spec's IP_HEADERS of the other backends trust anyone)
+      IP_HEADERS: '',
+      TRUSTED_PROXIES: BALANCER_BIND,
+      RATE_LIMIT_REQUESTS: String(FLEET_RATE_LIMIT),
+      RATE_LIMIT_PERIOD: '60',
+    }),
+  )
+
 /** A process of the e2e run: a service of the stack, or one that speaks no HTTP (redis). */
 type E2eService = Service | (Omit<Service, 'readyUrl'> & { readyPort: number })
 
 /**
- * The e2e stack: redis-server, the CDN emulator (with the origin nginx proxies to), nginx (with a
- * balancer), a token worker per CDN, the demo as a production build, and three Node instances of
- * the token backend on the one Redis.
+ * The e2e stack: redis-server and a three-shard Redis Cluster, the CDN emulator (with the origin
+ * nginx proxies to), nginx (with two balancers), a token worker per CDN, the demo as a production
+ * build, and two fleets of three Node instances of the token backend: on the one Redis, on the
+ * cluster.
  *
  * @example
  * ```ts
@@ -138,6 +187,7 @@ type E2eService = Service | (Omit<Service, 'readyUrl'> & { readyPort: number })
 export function e2eStack(): E2eService[] {
   return [
     redisServer,
+    redisCluster,
     cdnEmulator({
       readyUrl: `http://127.0.0.1:${PORTS.origin}/vod/healthcheck/master.m3u8`,
       env: {
@@ -158,26 +208,21 @@ export function e2eStack(): E2eService[] {
         NGINX_PLAIN_PORT: String(PORTS.nginxPlain),
         NGINX_IP_PORT: String(PORTS.nginxIp),
         NGINX_PREFIX: join(scratch, 'nginx'),
-        NGINX_BALANCER_PORT: String(PORTS.balancer),
-        NGINX_BALANCER_UPSTREAMS: PORTS.fleet.join(','),
+        NGINX_BALANCER_PORT: FLEETS.map((fleet) => fleet.balancer).join(';'),
+        NGINX_BALANCER_UPSTREAMS: FLEETS.map((fleet) => fleet.instances.join(',')).join(';'),
         NGINX_BALANCER_BIND: BALANCER_BIND,
       },
     },
     signingFor(PORTS.tokenNginx, PORTS.nginxPlain, PORTS.nginxIp),
     signingFor(PORTS.tokenEmulator, PORTS.emulatorPlain, PORTS.emulatorIp),
     demo({ port: PORTS.demo, build: true }),
-    // three instances on one Redis, behind nginx's balancer: the scale-out spec
-    ...PORTS.fleet.map((port) =>
-      nodeTokenInstance(port, {
-        REDIS_URL: `redis://127.0.0.1:${PORTS.redis}`,
-        // as an operator runs it behind a proxy: the viewer is what nginx saw, never a header
-        // a client wrote (the spec's IP_HEADERS of the other backends trust anyone)
-        IP_HEADERS: '',
-        TRUSTED_PROXIES: BALANCER_BIND,
-        RATE_LIMIT_REQUESTS: String(FLEET_RATE_LIMIT),
-        RATE_LIMIT_PERIOD: '60',
-      }),
-    ),
+    // three instances on one Redis, three on the cluster, each behind a balancer: the scale-out spec
+    ...fleetOf(PORTS.fleet, () => ({ REDIS_URL: `redis://127.0.0.1:${PORTS.redis}` })),
+    // each instance told another node of the three: it discovers the others
+    ...fleetOf(PORTS.clusterFleet, (i) => ({
+      REDIS_URL: `redis://127.0.0.1:${PORTS.redisCluster[i]}`,
+      REDIS_CLUSTER: 'true',
+    })),
   ]
 }
 

@@ -5,6 +5,7 @@ import { createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeAddresses, fetchFrom } from '../test/from-address.ts'
+import { type RedisCluster, startRedisCluster } from '../test/redis-cluster.ts'
 import { freePort, type RedisServer, startRedisServer } from '../test/redis-server.ts'
 import { ConfigError, configFromEnv, type TokenConfigInput, tokenConfig } from './config.ts'
 import { REDIS_START_TIMEOUT_MS, type ServeTokenAppOptions, serveTokenApp } from './node.ts'
@@ -32,6 +33,17 @@ const config = (more: Partial<TokenConfigInput> = {}): TokenConfigInput => ({
   ...more,
 })
 const redisUrl = () => `${redis.url}/0`
+/** The variables of `config()`, as an operator sets them. */
+const sessionsEnv = {
+  CLIENT_ID: signing.clientId,
+  SECRET_KEY: signing.secretKey,
+  CDN_DOMAIN: signing.cdnDomain,
+  CDN_DOMAIN_IP: signing.cdnDomainIp,
+  AUTH_MODE: 'none',
+  SESSION_SECRET: 'scale-out-session-secret-32-chars!!',
+  SESSION_ADMIN_TOKEN: ADMIN,
+  SESSION_BINDING: 'none',
+}
 
 /** One instance, resolved when it listens; its `log` lines kept. */
 async function instance(options: ServeTokenAppOptions) {
@@ -63,6 +75,26 @@ const sidOf = (sessionUrl: string) =>
   JSON.parse(Buffer.from(sessionUrl.split('/')[5]?.split('.')[1] ?? '', 'base64url').toString())
     .sid as string
 
+/**
+ * A session issued through `a` and played, revoked through `b`: the answer `a` then gives its leaf
+ * (after the second `a` trusts its last "not revoked", REVOCATION_CACHE_MS).
+ */
+async function revokedElsewhere(a: string, b: string): Promise<Response> {
+  const issued = await fetch(`${a}session?video=demo&type=vod`)
+  expect(issued.status).toBe(200)
+  const { session_url: sessionUrl } = (await issued.json()) as { session_url: string }
+  const leaf = sessionUrl.replace(/master\.m3u8$/, 'v0/seg_001.ts')
+  expect((await fetch(leaf, { redirect: 'manual' })).status).toBe(302)
+  const revoked = await fetch(`${b}sessions/revoke`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ session_id: sidOf(sessionUrl) }),
+  })
+  expect(revoked.status).toBe(200)
+  await new Promise((resolve) => setTimeout(resolve, 1200))
+  return fetch(leaf, { redirect: 'manual' })
+}
+
 describe('serveTokenApp with REDIS_URL: instances share their sessions', {
   timeout: 30_000,
 }, () => {
@@ -70,35 +102,10 @@ describe('serveTokenApp with REDIS_URL: instances share their sessions', {
     const a = await instance({ config: config({ redis: { url: redisUrl() } }) })
     // B reads the variable the way an operator sets it: the environment
     const b = await instance({
-      env: {
-        CLIENT_ID: signing.clientId,
-        SECRET_KEY: signing.secretKey,
-        CDN_DOMAIN: signing.cdnDomain,
-        CDN_DOMAIN_IP: signing.cdnDomainIp,
-        AUTH_MODE: 'none',
-        SESSION_SECRET: 'scale-out-session-secret-32-chars!!',
-        SESSION_ADMIN_TOKEN: ADMIN,
-        SESSION_BINDING: 'none',
-        REDIS_URL: redisUrl(),
-      },
+      env: { ...sessionsEnv, REDIS_URL: redisUrl() },
     })
     try {
-      const issued = await fetch(`${a.base}session?video=demo&type=vod`)
-      expect(issued.status).toBe(200)
-      const { session_url: sessionUrl } = (await issued.json()) as { session_url: string }
-      const leaf = sessionUrl.replace(/master\.m3u8$/, 'v0/seg_001.ts')
-      const playing = await fetch(leaf, { redirect: 'manual' })
-      expect(playing.status).toBe(302)
-
-      const revoked = await fetch(`${b.base}sessions/revoke`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ session_id: sidOf(sessionUrl) }),
-      })
-      expect(revoked.status).toBe(200)
-      // A trusts its last "not revoked" for REVOCATION_CACHE_MS (1 s): refused after that
-      await new Promise((resolve) => setTimeout(resolve, 1200))
-      const refused = await fetch(leaf, { redirect: 'manual' })
+      const refused = await revokedElsewhere(a.base, b.base)
       expect(refused.status).toBe(403)
       expect(await refused.json()).toEqual({ error: 'session revoked' })
       expect(a.logged).toEqual([])
@@ -187,6 +194,44 @@ describe('serveTokenApp with REDIS_URL: instances share their sessions', {
   })
 })
 
+describe('serveTokenApp with REDIS_CLUSTER=true: instances share their sessions on a cluster', {
+  timeout: 30_000,
+}, () => {
+  let cluster: RedisCluster
+  beforeAll(async () => {
+    cluster = await startRedisCluster()
+  })
+  afterAll(() => cluster?.stop())
+
+  it('a session issued by A, revoked through B, is refused by A; one rate limit', async () => {
+    // each instance knows one node of the three: it discovers the others
+    const a = await instance({
+      config: config({
+        redis: { url: cluster.urls[0] as string, cluster: true },
+        rateLimit: { requests: 3 },
+      }),
+    })
+    const b = await instance({
+      env: {
+        ...sessionsEnv,
+        RATE_LIMIT_REQUESTS: '3',
+        REDIS_URL: `${cluster.urls[2]}/0`,
+        REDIS_CLUSTER: 'true',
+      },
+    })
+    try {
+      expect((await revokedElsewhere(a.base, b.base)).status).toBe(403)
+      const statuses = []
+      for (const base of [a.base, b.base, a.base, b.base])
+        statuses.push((await fetchFrom('127.0.0.24', `${base}token?video=demo`)).status)
+      expect(statuses).toEqual([200, 200, 200, 429])
+      expect([...a.logged, ...b.logged]).toEqual([])
+    } finally {
+      await Promise.all([a.stop(), b.stop()])
+    }
+  })
+})
+
 describe('REDIS_URL is validated like every variable', () => {
   const env = {
     CLIENT_ID: '12345',
@@ -235,6 +280,27 @@ describe('REDIS_URL is validated like every variable', () => {
     })
     expect(() => tokenConfig(config({ redis: { url: 'tcp://10.0.0.5' } }))).toThrow(
       'config.redis.url must be a redis:// or rediss:// URL',
+    )
+  })
+
+  it('REDIS_CLUSTER: true or false, with REDIS_URL naming database 0', () => {
+    const url = 'redis://:pw@redis-node-1.internal:6379'
+    expect(configFromEnv({ ...env, REDIS_URL: url, REDIS_CLUSTER: 'true' }).redis).toEqual({
+      url,
+      cluster: true,
+    })
+    expect(configFromEnv({ ...env, REDIS_URL: url, REDIS_CLUSTER: 'false' }).redis).toEqual({
+      url,
+    })
+    const errors: Array<[Record<string, string>, string]> = [
+      [{ REDIS_CLUSTER: 'yes', REDIS_URL: url }, 'REDIS_CLUSTER must be "true"'],
+      [{ REDIS_CLUSTER: 'true' }, 'REDIS_CLUSTER needs REDIS_URL'],
+      [{ REDIS_CLUSTER: 'true', REDIS_URL: `${url}/2` }, 'REDIS_URL must name database 0'],
+    ]
+    for (const [more, message] of errors)
+      expect(() => configFromEnv({ ...env, ...more }), message).toThrow(message)
+    expect(() => tokenConfig(config({ redis: { url: `${url}/1`, cluster: true } }))).toThrow(
+      'config.redis.url must name database 0 with config.redis.cluster',
     )
   })
 })

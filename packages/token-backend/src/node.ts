@@ -21,6 +21,7 @@ import {
   ConfigError,
   type CustomAuthorizerConfigInput,
   configFromEnv,
+  type RedisConfig,
   type TokenBackendConfig,
   type TokenBackendEnv,
   tokenConfig,
@@ -201,7 +202,7 @@ export function serveTokenApp(
     return server
   }
   // Redis first: an instance that cannot share its state must not serve with a private one
-  connectShared(redis.url, log).then(
+  connectShared(redis, log).then(
     ({ client, stores }) => {
       if (closed) {
         void client.close()
@@ -275,13 +276,16 @@ function holdsState({ session, rateLimit }: TokenBackendConfig): boolean {
  * connected within {@link REDIS_START_TIMEOUT_MS}. Rejects with a message that names neither
  * the URL nor its password.
  */
-async function connectShared(url: string, log: (message: string) => void) {
+async function connectShared({ url, cluster: many }: RedisConfig, log: (line: string) => void) {
   const stores = await import('./redis/index.ts').catch((error: Error) => {
     throw /Cannot find (?:package|module) 'redis'/.test(error.message)
       ? new Error('REDIS_URL is set but the redis package is not installed: npm install redis')
       : error
   })
-  const connecting = stores.connectRedis(url, { log })
+  // a cluster's client serves the same stores: every operation of theirs touches one key
+  const connecting = many
+    ? stores.connectRedisCluster([url], { log })
+    : stores.connectRedis(url, { log })
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

@@ -12,6 +12,10 @@ export interface RedisServer {
   start(): Promise<void>
   /** Kills it as a crash would (SIGKILL: no goodbye to the clients). */
   stop(): Promise<void>
+  /** Freezes it (SIGSTOP: connections stay open, nothing is answered) until `resume`. */
+  pause(): void
+  /** Lets a paused server run again: it then reads what was sent meanwhile. */
+  resume(): void
 }
 
 /**
@@ -41,11 +45,12 @@ export async function freePort(): Promise<number> {
  * afterAll(() => redis.stop())
  * ```
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(extra: ReadonlyArray<string> = []): Promise<RedisServer> {
   const port = await freePort()
   let server: ChildProcess | undefined
   const start = async () => {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
+    args.push(...extra)
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] })
     let output = ''
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -69,7 +74,13 @@ export async function startRedisServer(): Promise<RedisServer> {
     await once(child, 'exit')
   }
   await start()
-  return { url: `redis://127.0.0.1:${port}`, start, stop }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    start,
+    stop,
+    pause: () => server?.kill('SIGSTOP'),
+    resume: () => server?.kill('SIGCONT'),
+  }
 }
 
 /**

@@ -192,8 +192,26 @@ function readSession(
   }
 }
 
-const redisOf = (url: string | undefined): RedisConfig | undefined =>
-  url === undefined ? undefined : { url }
+/** `REDIS_URL`, and `REDIS_CLUSTER` when it is a cluster's node (a cluster has no database but 0). */
+function readRedis(source: SettingSource, read: Read): RedisConfig | undefined {
+  const url = read('REDIS_URL')
+  const cluster = read('REDIS_CLUSTER')
+  if (url === undefined) {
+    if (cluster)
+      throw source.error(
+        'REDIS_CLUSTER',
+        `needs ${source.name('REDIS_URL')}: a node of the cluster`,
+      )
+    return undefined
+  }
+  if (!cluster) return { url }
+  if (!['', '/', '/0'].includes(new URL(url).pathname))
+    throw source.error(
+      'REDIS_URL',
+      `must name database 0 with ${source.name('REDIS_CLUSTER')}: a Redis Cluster has no other`,
+    )
+  return { url, cluster }
+}
 
 /**
  * Validates a configuration from `source`, failing on the first bad setting, in the order the
@@ -232,6 +250,6 @@ export function buildConfig(
       ['SECRET_KEY', signing.secretKey],
       ...(cdns ?? []).map((cdn) => [cdnVariables(cdn.id).secretKey, cdn.secretKey] as const),
     ]),
-    redis: redisOf(read('REDIS_URL')),
+    redis: readRedis(source, read),
   }
 }

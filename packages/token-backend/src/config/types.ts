@@ -54,6 +54,11 @@ export interface SessionConfig {
 export interface RedisConfig {
   /** `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS. May hold a password. */
   url: string
+  /**
+   * `true`: `url` is one node of a Redis Cluster (or its configuration endpoint); the client
+   * discovers the others (`REDIS_CLUSTER`). Default `false`: one Redis.
+   */
+  cluster?: boolean
 }
 
 /**

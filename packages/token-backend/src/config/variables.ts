@@ -13,7 +13,7 @@ import {
   wholeNumberRule,
 } from '@proj/signing/config'
 import { AUTH_VARIABLES } from './auth-variables.ts'
-import { isOrigin, isUrlOf, listRule } from './rules.ts'
+import { booleanRule, isOrigin, isUrlOf, listRule } from './rules.ts'
 import { SESSION_VARIABLES } from './session-variables.ts'
 import { spec, type VariableDoc } from './variable-spec.ts'
 
@@ -154,6 +154,16 @@ export const CONFIG_VARIABLES = {
       unset: 'unset: memory, per process',
       about:
         'Node only: `redis://[user:password@]host:6379/0` or `rediss://`; sessions and rate limits shared by every instance ([Scaling out on Node](deploying.md#scaling-out-on-node))',
+    },
+  }),
+  REDIS_CLUSTER: spec({
+    field: 'redis.cluster',
+    rule: booleanRule('must be "true" (REDIS_URL is a node of a Redis Cluster) or "false"'),
+    default: false,
+    doc: {
+      section: 'token',
+      about:
+        '`true`: `REDIS_URL` names one node of a Redis Cluster (or its configuration endpoint), the others are discovered; database 0 only ([One Redis or a cluster](deploying.md#one-redis-or-a-cluster))',
     },
   }),
   CDN_ID: spec({

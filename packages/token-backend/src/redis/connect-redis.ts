@@ -5,7 +5,7 @@ import { DEFAULT_TIMEOUT_MS } from './redis-command.ts'
 /** A connected node-redis client, as {@link connectRedis} returns it. */
 export type RedisClient = RedisClientType
 
-/** How {@link connectRedis} connects and reports. */
+/** How {@link connectRedis} and `connectRedisCluster` connect and report. */
 export interface ConnectRedisOptions {
   /** Longest wait to connect, the handshake included, in ms. Default 1000. */
   timeoutMs?: number
@@ -20,7 +20,7 @@ export interface ConnectRedisOptions {
  * back-off, so the stores recover when Redis returns. Connection errors are logged once per outage
  * (node-redis would otherwise crash the process on an unhandled `error` event). Rejects with
  * `StoreUnavailableError` when Redis cannot be reached within `timeoutMs`: a backend configured
- * for Redis does not start without it.
+ * for Redis does not start without it. For a Redis Cluster, `connectRedisCluster`.
  *
  * @example
  * ```ts
@@ -32,29 +32,90 @@ export async function connectRedis(
   url: string,
   { timeoutMs = DEFAULT_TIMEOUT_MS, log = console.error }: ConnectRedisOptions = {},
 ): Promise<RedisClient> {
-  let down = false
-  let connected = false
-  const client = createClient({
-    url,
+  const outage = outageReport(log)
+  const client = createClient({ url, ...storeClientOptions(outage, timeoutMs) })
+  client.on('error', (err: Error) => outage.lost('', err))
+  client.on('ready', () => outage.back(''))
+  await connectWithin(client, timeoutMs)
+  outage.connected()
+  return client
+}
+
+/**
+ * The options the stores' clients share, one node or each node of a cluster: no offline queue,
+ * the connect timeout, reconnection for ever once connected.
+ *
+ * @example
+ * ```ts
+ * createClient({ url, ...storeClientOptions(outageReport(console.error), 1000) })
+ * ```
+ */
+export function storeClientOptions(outage: OutageReport, timeoutMs: number) {
+  return {
     disableOfflineQueue: true,
     socket: {
       connectTimeout: timeoutMs,
       // before the first connection, give up (connect() rejects); after it, retry for ever
-      reconnectStrategy: (retries, cause) =>
-        connected ? Math.min(50 * 2 ** retries, 1000) : cause,
+      reconnectStrategy: (retries: number, cause: Error) =>
+        outage.isConnected() ? Math.min(50 * 2 ** retries, 1000) : cause,
     },
-  })
-  client.on('error', (err: Error) => {
-    if (down || !connected) return
-    down = true
-    log(`redis: connection lost (${err.message}); retrying`)
-  })
-  client.on('ready', () => {
-    if (down) log('redis: connection back')
-    down = false
-  })
-  // connectTimeout bounds the TCP connect only: a server that accepts and never answers the
-  // handshake is bounded here
+  }
+}
+
+/** One line when the connection is lost, one when it is back: not one per retry or per node. */
+export interface OutageReport {
+  /** The first connection is made: losses count from now. */
+  connected(): void
+  isConnected(): boolean
+  /** `where` (a node) lost its connection. */
+  lost(where: string, err: Error): void
+  /** `where` is ready again. */
+  back(where: string): void
+}
+
+/**
+ * The outage bookkeeping of {@link connectRedis} and `connectRedisCluster`: "connection lost"
+ * when the first node goes, "connection back" when the last one lost is back.
+ *
+ * @example
+ * ```ts
+ * const outage = outageReport(console.error)
+ * ```
+ */
+export function outageReport(log: (message: string) => void): OutageReport {
+  let connected = false
+  const down = new Set<string>()
+  return {
+    connected: () => {
+      connected = true
+    },
+    isConnected: () => connected,
+    lost(where, err) {
+      if (!connected || down.has(where)) return
+      down.add(where)
+      if (down.size === 1)
+        log(`redis: connection lost${where && ` to ${where}`} (${err.message}); retrying`)
+    },
+    back(where) {
+      if (down.delete(where) && down.size === 0) log('redis: connection back')
+    },
+  }
+}
+
+/**
+ * Connects `client` within `timeoutMs`, or destroys it and rejects with `StoreUnavailableError`.
+ * (connectTimeout bounds the TCP connect only: a server that accepts and never answers the
+ * handshake is bounded here.)
+ *
+ * @example
+ * ```ts
+ * await connectWithin(createClient({ url }), 1000)
+ * ```
+ */
+export async function connectWithin(
+  client: { connect(): Promise<unknown>; destroy(): void },
+  timeoutMs: number,
+): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const connecting = client.connect()
   connecting.catch(() => undefined)
@@ -74,6 +135,4 @@ export async function connectRedis(
   } finally {
     clearTimeout(timer)
   }
-  connected = true
-  return client
 }

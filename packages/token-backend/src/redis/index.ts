@@ -4,6 +4,7 @@
  * dependency) and Node, and a Worker's bundle never sees it.
  */
 export { type ConnectRedisOptions, connectRedis, type RedisClient } from './connect-redis.ts'
+export { connectRedisCluster, type RedisClusterClient } from './connect-redis-cluster.ts'
 export { type RedisCommandClient, redisCommand } from './redis-command.ts'
 export { redisLimit } from './redis-limit.ts'
 export { type RedisStoreOptions, redisSessionStore } from './redis-session-store.ts'

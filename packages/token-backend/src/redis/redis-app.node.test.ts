@@ -170,4 +170,36 @@ describe('createTokenApp over Redis', () => {
       expect((await b.request(playing, from(ip))).status, ip).toBe(302)
     expect((await a.request(idle, from('203.0.113.11'))).status).toBe(302)
   })
+
+  it('a revocation answered 503 while Redis hangs never takes effect; its retry after recovery does', async () => {
+    const prefix = freshPrefix()
+    const [a, b] = clients.map((client) => instance(client, { prefix })) as [App, App]
+    const playing = await issueSession(a, '203.0.113.30')
+    // /s/<video>/<session JWT>/…: its sid claim
+    const jwt = playing.split('/')[3] ?? ''
+    const { sid } = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString())
+    const revoke = {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer redis-app-admin-token-of-32-chars-ok',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ session_id: sid }),
+    }
+    expect((await b.request(playing, from('203.0.113.30'))).status).toBe(302)
+    // another revocation first: the server knows the script (else EVALSHA is refused, not run)
+    const other = { ...revoke, body: JSON.stringify({ session_id: 'another-session-id' }) }
+    expect((await a.request('http://token.test/sessions/revoke', other)).status).toBe(200)
+    redis.pause() // connections stay open: what is sent now, Redis reads when it runs again
+    try {
+      await expectUnavailable(a, '/sessions/revoke', revoke)
+    } finally {
+      redis.resume()
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1100)) // b's 1-s cache is over too
+    expect((await b.request(playing, from('203.0.113.30'))).status).toBe(302)
+    expect((await a.request('http://token.test/sessions/revoke', revoke)).status).toBe(200)
+    // (at once through the instance that revoked; b within its 1-s cache)
+    expect((await a.request(playing, from('203.0.113.30'))).status).toBe(403)
+  })
 })

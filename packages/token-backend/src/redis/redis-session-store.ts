@@ -6,6 +6,7 @@ import {
   redisScript,
   runScript,
 } from './redis-command.ts'
+import { fencedScript, runFenced } from './redis-fence.ts'
 
 /** Where the Redis store keeps its keys and how long it waits for Redis. */
 export interface RedisStoreOptions {
@@ -33,14 +34,17 @@ extend(KEYS[1], tonumber(ARGV[3]))
 return 1
 `)
 
-// KEYS[1] the revocation key; ARGV: the value to keep (the larger wins), until (Unix s).
-const REVOKE = redisScript(`${EXTEND}
+// KEYS[1] the revocation key; ARGV: the value to keep (the larger wins), until (Unix s), the
+// fence's deadline. Fenced, as every operator's write: one answered 503 never happens later.
+const REVOKE = fencedScript(`${EXTEND}
 local at = tonumber(ARGV[1])
 local old = tonumber(redis.call('GET', KEYS[1]) or '0')
 if old == nil or old < at then redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') end
 extend(KEYS[1], tonumber(ARGV[2]))
-return 1
 `)
+
+// KEYS[1] the drained set; ARGV: SADD or SREM, the CDN id, the fence's deadline.
+const DRAIN = fencedScript(`redis.call(ARGV[1], KEYS[1], ARGV[2])`)
 
 /**
  * The session store in Redis, shared by every instance of the backend: a session's networks are
@@ -48,9 +52,15 @@ return 1
  * keys, and every key expires with the session or viewer revocation it belongs to (`EXPIREAT`).
  * Every call waits at most `timeoutMs`, then throws `StoreUnavailableError`.
  *
+ * Revocations and drains are fenced: when one throws `StoreUnavailableError` (the operator's
+ * 503), it was not written and will not be later, whatever happens to the command in flight.
+ *
  * Keys: `<prefix>session:<sid>:networks` (set), `<prefix>session:<sid>:revoked`,
- * `<prefix>viewer:<sub>:revoked-at` (Unix s), `<prefix>cdns:drained` (set of CDN ids, no expiry). `isRevoked` reads two keys with one `MGET`, so on
- * Redis Cluster use a single node (or a prefix that pins both to one slot).
+ * `<prefix>viewer:<sub>:revoked-at` (Unix s), `<prefix>cdns:drained` (set of CDN ids, no expiry).
+ * Every operation touches one key (`isRevoked` reads its two with one `GET` each), so the store
+ * runs on a Redis Cluster as on one node, its keys spread over every shard
+ * ({@link connectRedisCluster}). Keep `{…}` out of the prefix: a hash tag there would put every
+ * key on one shard.
  *
  * @example
  * ```ts
@@ -76,26 +86,32 @@ export function redisSessionStore(
       return (await runScript(client, ADMIT, keys, args, timeoutMs)) === 1
     },
     async isRevoked({ sid, sub, iat }) {
-      const keys = [sessionKey(sid, 'revoked'), ...(sub === undefined ? [] : [viewerKey(sub)])]
-      const [session, viewer] = (await redisCommand(client, ['MGET', ...keys], timeoutMs)) as Array<
-        string | null
-      >
+      // one GET per key, sent together (one round trip on one node): a session's and its
+      // viewer's keys lie in different slots of a cluster, where one MGET of both is refused
+      // (CROSSSLOT). Not hash-tagged into one slot: revokeSession knows no viewer to tag with,
+      // and the key names stay those earlier releases wrote (an upgrade loses no revocation).
+      const get = (key: string) => redisCommand(client, ['GET', key], timeoutMs)
+      const [session, viewer] = (await Promise.all([
+        get(sessionKey(sid, 'revoked')),
+        sub === undefined ? null : get(viewerKey(sub)),
+      ])) as Array<string | null>
       if (session !== null && session !== undefined) return true
       return viewer !== null && viewer !== undefined && iat <= Number(viewer)
     },
     async revokeSession(sid, untilSeconds) {
       const keys = [sessionKey(sid, 'revoked')]
-      await runScript(client, REVOKE, keys, ['1', String(untilSeconds)], timeoutMs)
+      await runFenced(client, REVOKE, keys, ['1', String(untilSeconds)], timeoutMs)
     },
     async revokeViewer(sub, atSeconds, untilSeconds) {
       const args = [String(atSeconds), String(untilSeconds)]
-      await runScript(client, REVOKE, [viewerKey(sub)], args, timeoutMs)
+      await runFenced(client, REVOKE, [viewerKey(sub)], args, timeoutMs)
     },
     async drainedCdns() {
       return (await redisCommand(client, ['SMEMBERS', drainedKey], timeoutMs)) as string[]
     },
     async drainCdn(cdn, drained) {
-      await redisCommand(client, [drained ? 'SADD' : 'SREM', drainedKey, cdn], timeoutMs)
+      const args = [drained ? 'SADD' : 'SREM', cdn]
+      await runFenced(client, DRAIN, [drainedKey], args, timeoutMs)
     },
   }
 }

@@ -8,9 +8,10 @@ import {
   reconnected,
   startRedisServer,
 } from '../../test/redis-server.ts'
-import type { StoredSession } from '../session/session-store.ts'
+import { nowSeconds, storedSession } from '../../test/stored-session.ts'
 import { StoreUnavailableError } from '../store-unavailable.ts'
 import { connectRedis, type RedisClient } from './connect-redis.ts'
+import type { RedisCommandClient } from './redis-command.ts'
 import { redisLimit } from './redis-limit.ts'
 import { redisSessionStore } from './redis-session-store.ts'
 
@@ -21,13 +22,7 @@ let clients: RedisClient[] = []
 const logged: string[] = []
 
 const url = () => redis.url
-const nowSeconds = () => Math.floor(Date.now() / 1000)
-const session = (sid: string, more: Partial<StoredSession> = {}): StoredSession => ({
-  sid,
-  iat: nowSeconds(),
-  exp: nowSeconds() + 3600,
-  ...more,
-})
+const session = storedSession
 let prefixes = 0
 const freshPrefix = () => `test-${++prefixes}-${Date.now()}:`
 const keysOf = async (prefix: string) =>
@@ -243,5 +238,73 @@ describe('with Redis down', () => {
     expect(logged).toHaveLength(2)
     expect(logged[0]).toMatch(/^redis: connection lost/)
     expect(logged[1]).toBe('redis: connection back')
+  })
+})
+
+describe('an operator write answered StoreUnavailableError', () => {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 300))
+
+  it('never takes effect later: a hung Redis resumed reads the commands sent meanwhile', async () => {
+    const prefix = freshPrefix()
+    const client = clients[0] as RedisClient
+    // a client with node-redis' defaults (offline queue) fares the same: the write is never sent
+    const queueing = createClient({ url: url(), socket: { reconnectStrategy: 50 } })
+    queueing.on('error', () => {})
+    await queueing.connect()
+    const stores = [client, queueing].map((c) => redisSessionStore(c, { prefix, timeoutMs: 300 }))
+    const s = session('s-hung', { sub: 'viewer-hung' })
+    // the server knows the scripts (EVALSHA would otherwise be refused, not run, after the pause)
+    await stores[0]?.revokeSession('s-warm', s.exp)
+    await stores[0]?.drainCdn?.('cdn-warm', false)
+    redis.pause()
+    try {
+      for (const store of stores) {
+        await expect(store.revokeSession('s-hung', s.exp)).rejects.toBeInstanceOf(
+          StoreUnavailableError,
+        )
+        await expect(store.revokeViewer('viewer-hung', s.iat, s.exp)).rejects.toBeInstanceOf(
+          StoreUnavailableError,
+        )
+        await expect(store.drainCdn?.('cdn-hung', true)).rejects.toBeInstanceOf(
+          StoreUnavailableError,
+        )
+      }
+    } finally {
+      redis.resume()
+    }
+    await settle() // Redis has read and run everything in its sockets by now
+    for (const store of stores) {
+      expect(await store.isRevoked(s)).toBe(false)
+      expect(await store.drainedCdns?.()).toEqual([])
+    }
+    // a retry after recovery is always safe, and takes effect
+    await stores[0]?.revokeSession('s-hung', s.exp)
+    expect(await stores[1]?.isRevoked(s)).toBe(true)
+    queueing.destroy()
+  })
+
+  it('never takes effect later: a write held in the network past its deadline writes nothing', async () => {
+    const prefix = freshPrefix()
+    const client = clients[0] as RedisClient
+    const heldMs = 500
+    // the server's clock is read at once; the write (the second command) arrives `heldMs` late,
+    // after the 300-ms timeout, as a network that stalls and comes back delivers it
+    let sent = 0
+    const late: RedisCommandClient = {
+      async sendCommand(args) {
+        if (++sent % 2 === 0) await new Promise((resolve) => setTimeout(resolve, heldMs))
+        return client.sendCommand([...args])
+      },
+    }
+    const store = redisSessionStore(late, { prefix, timeoutMs: 300 })
+    const s = session('s-late', { sub: 'viewer-late' })
+    await expect(store.revokeSession('s-late', s.exp)).rejects.toThrow(StoreUnavailableError)
+    await expect(store.revokeViewer('viewer-late', s.iat, s.exp)).rejects.toThrow(
+      StoreUnavailableError,
+    )
+    await new Promise((resolve) => setTimeout(resolve, heldMs + 100))
+    const direct = redisSessionStore(client, { prefix })
+    expect(await direct.isRevoked(s)).toBe(false)
+    expect(await keysOf(prefix)).toEqual([])
   })
 })

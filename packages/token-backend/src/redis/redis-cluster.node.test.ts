@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RedisCluster, startRedisCluster } from '../../test/redis-cluster.ts'
+import { freePort, reconnected } from '../../test/redis-server.ts'
+import { nowSeconds, storedSession } from '../../test/stored-session.ts'
+import { createTokenApp } from '../app.ts'
+import { StoreUnavailableError } from '../store-unavailable.ts'
+import { connectRedisCluster, type RedisClusterClient } from './connect-redis-cluster.ts'
+import { redisLimit } from './redis-limit.ts'
+import { redisSessionStore } from './redis-session-store.ts'
+
+// A real three-shard Redis Cluster (three redis-server --cluster-enabled, no replicas); three
+// cluster clients stand for three instances of the backend.
+let redis: RedisCluster
+let clients: RedisClusterClient[] = []
+const logged: string[] = []
+let prefixes = 0
+const freshPrefix = () => `cluster-${++prefixes}-${Date.now()}:`
+const session = storedSession
+
+beforeAll(async () => {
+  redis = await startRedisCluster()
+  clients = await Promise.all(
+    [1, 2, 3].map((i) =>
+      connectRedisCluster(redis.urls, { log: i === 1 ? (line) => logged.push(line) : () => {} }),
+    ),
+  )
+})
+
+afterAll(async () => {
+  for (const client of clients) client.destroy()
+  await redis?.stop()
+})
+
+describe('the Redis stores on a Redis Cluster', () => {
+  it('spread their keys over the shards and admit exactly across three instances', async () => {
+    const prefix = freshPrefix()
+    const stores = clients.map((client) => redisSessionStore(client, { prefix }))
+    const networks = Array.from({ length: 30 }, (_, i) => `198.51.100.${i}`)
+    const verdicts = await Promise.all(
+      networks.map((network, i) => stores[i % 3]?.admitNetwork(session('s-race'), network, 2)),
+    )
+    expect(verdicts.filter(Boolean)).toHaveLength(2)
+    const limits = clients.map((client) =>
+      redisLimit(client, { requests: 7, periodSeconds: 60, prefix }),
+    )
+    const counted = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => limits[i % 3]?.check('sub:viewer-1')),
+    )
+    expect(counted.filter((verdict) => verdict?.allowed)).toHaveLength(7)
+    // sessions and viewers of many ids: their keys on every shard, each read where it lives
+    for (let i = 0; i < 12; i++) {
+      await stores[i % 3]?.revokeSession(`s-${i}`, nowSeconds() + 60)
+      await stores[i % 3]?.revokeViewer(`viewer-${i}`, nowSeconds(), nowSeconds() + 60)
+    }
+    for (let i = 0; i < 12; i++) {
+      expect(await stores[(i + 1) % 3]?.isRevoked(session(`s-${i}`))).toBe(true)
+      expect(await stores[(i + 1) % 3]?.isRevoked(session(`x-${i}`, { sub: `viewer-${i}` }))).toBe(
+        true,
+      )
+    }
+    const shards = await Promise.all(
+      redis.nodes.map(async (_, n) => {
+        const node = clients[0]?.cluster.masters[n]
+        const direct = node && (await clients[0]?.cluster.nodeClient(node))
+        return (await direct?.sendCommand(['KEYS', `${prefix}*`])) as string[]
+      }),
+    )
+    for (const keys of shards) expect(keys.length).toBeGreaterThan(0)
+  })
+
+  it('with a node down: its keys fail with StoreUnavailableError in bounded time (503), the others answer, all recovers', async () => {
+    const prefix = freshPrefix()
+    const client = clients[0] as RedisClusterClient
+    const store = redisSessionStore(client, { prefix, timeoutMs: 500 })
+    const down = redis.nodes[0]
+    await down?.stop()
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const started = performance.now()
+        const outcome = await store.isRevoked(session(`s-${i}`, { sub: `v-${i}` })).then(
+          () => 'answered',
+          (err: unknown) => (err instanceof StoreUnavailableError ? 'unavailable' : String(err)),
+        )
+        expect(performance.now() - started).toBeLessThan(3000)
+        return outcome
+      }),
+    )
+    expect(outcomes).toContain('unavailable')
+    expect(outcomes).toContain('answered')
+    expect(outcomes.filter((o) => o !== 'unavailable' && o !== 'answered')).toEqual([])
+    const app = createTokenApp({
+      config: {
+        signing: {
+          clientId: '12345',
+          secretKey: 'cluster-secret-4b1f',
+          cdnDomain: 'cdn.cluster.test',
+          cdnDomainIp: 'cdn-ip.cluster.test',
+        },
+        auth: { mode: 'none' },
+        ipHeaders: ['x-real-ip'],
+        rateLimit: { requests: 100, periodSeconds: 60 },
+      },
+      rateLimit: (limit) => redisLimit(client, { ...limit, prefix, timeoutMs: 500 }),
+      audit: () => {},
+    })
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const response = await app.request('http://token.test/token?video=demo', {
+          headers: { 'x-real-ip': `203.0.113.${i}` },
+        })
+        if (response.status === 503) {
+          expect(response.headers.get('retry-after')).toBe('1')
+          expect(await response.json()).toEqual({
+            error: 'shared state unavailable: retry after 1 s',
+          })
+        }
+        return response.status
+      }),
+    )
+    expect(statuses).toContain(503)
+    expect(statuses).toContain(200)
+
+    await down?.start() // its cluster file kept: back with its slots, its keys gone
+    await reconnected(
+      Array.from({ length: 12 }, (_, i) => ({
+        sendCommand: (_args: ReadonlyArray<string>, options?: { abortSignal?: AbortSignal }) =>
+          client.sendCommand(['GET', `${prefix}session:s-${i}:revoked`], options),
+      })),
+    )
+    for (let i = 0; i < 12; i++)
+      expect(await store.isRevoked(session(`s-${i}`, { sub: `v-${i}` }))).toBe(false)
+    // one line when the first node was lost, one when it came back: not one per node or retry
+    expect(logged).toEqual([
+      expect.stringMatching(/^redis: connection lost to 127\.0\.0\.1:\d+ \(/),
+      'redis: connection back',
+    ])
+  })
+
+  it('connectRedisCluster rejects promptly with StoreUnavailableError when no node listens', async () => {
+    const started = performance.now()
+    const nobody = `redis://:secret-password@127.0.0.1:${await freePort()}`
+    const refused = await connectRedisCluster([nobody], { log: () => {} }).catch(
+      (err: unknown) => err,
+    )
+    expect(refused).toBeInstanceOf(StoreUnavailableError)
+    expect((refused as Error).message).not.toContain('secret-password')
+    expect(performance.now() - started).toBeLessThan(3000)
+  })
+})

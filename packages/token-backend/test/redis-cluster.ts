@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { type RedisServer, startRedisServer } from './redis-server.ts'
+
+const run = promisify(execFile)
+
+/** A local Redis Cluster of a Node test: three masters, no replicas, every slot assigned. */
+export interface RedisCluster {
+  /** `redis://127.0.0.1:<port>` of each node. */
+  readonly urls: readonly string[]
+  readonly nodes: readonly RedisServer[]
+  stop(): Promise<void>
+}
+
+/**
+ * Starts three `redis-server --cluster-enabled yes` on free loopback ports (no persistence, their
+ * cluster files in a temporary folder), joins them with `redis-cli --cluster create` (three
+ * shards, no replicas) and waits until every node says `cluster_state:ok`. Stop it in `afterAll`.
+ *
+ * @example
+ * ```ts
+ * const redis = await startRedisCluster()
+ * const client = await connectRedisCluster(redis.urls)
+ * afterAll(() => redis.stop())
+ * ```
+ */
+export async function startRedisCluster(): Promise<RedisCluster> {
+  const dir = await mkdtemp(join(tmpdir(), 'redis-cluster-'))
+  const nodes = await Promise.all(
+    [0, 1, 2].map((i) =>
+      startRedisServer([
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `nodes-${i}.conf`),
+        '--dir',
+        dir,
+      ]),
+    ),
+  )
+  const addresses = nodes.map((node) => node.url.replace('redis://', ''))
+  const stop = async () => {
+    await Promise.all(nodes.map((node) => node.stop()))
+    await rm(dir, { recursive: true, force: true })
+  }
+  try {
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...addresses,
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ])
+    await clusterOk(addresses)
+  } catch (err) {
+    await stop()
+    throw err
+  }
+  return { urls: nodes.map((node) => node.url), nodes, stop }
+}
+
+/** Waits (10 s at most) until every node of `addresses` (`host:port`) reports `cluster_state:ok`. */
+async function clusterOk(addresses: readonly string[]): Promise<void> {
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const states = await Promise.all(
+      addresses.map(async (address) => {
+        const [host = '', port = ''] = address.split(':')
+        const { stdout } = await run('redis-cli', ['-h', host, '-p', port, 'cluster', 'info'])
+        return stdout.includes('cluster_state:ok')
+      }),
+    )
+    if (states.every(Boolean)) return
+    if (Date.now() > deadline) throw new Error(`the cluster ${addresses.join(' ')} is not ok`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
