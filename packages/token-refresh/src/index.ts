@@ -24,6 +24,7 @@ export {
   retryAfterMs,
   serverDateOf,
   TokenFetchError,
+  type TokenFetchInit,
   withServerDate,
 } from './fetch-token.ts'
 export {
@@ -40,6 +41,13 @@ export {
 } from './recovery.ts'
 export { CDN_FAILOVER_DEFAULTS } from './refresh-settings.ts'
 export { offerRemotePlayback } from './remote-playback.ts'
+export {
+  type ActiveStream,
+  type StreamLimitDetails,
+  StreamLimitError,
+  type StreamRefusal,
+  streamRefusalOf,
+} from './stream-limit-error.ts'
 export { createTokenPeers, pagePeers, type TokenPeer, type TokenPeers } from './token-peers.ts'
 export { assertTokenRecord } from './token-record.ts'
 export { TokenRefresher } from './token-refresher.ts'
@@ -52,6 +60,7 @@ export type {
   ProtectionMode,
   TimerHandle,
   Timers,
+  TokenContext,
   TokenRecord,
   TokenRefreshOptions,
   Visibility,
