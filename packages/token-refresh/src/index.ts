@@ -34,6 +34,7 @@ export {
   onDemand,
 } from './on-demand.ts'
 export {
+  endsPlayback,
   MAX_RECOVERY_RETRIES,
   MAX_REJECTED_TOKENS,
   REFUSAL_RUN_MS,

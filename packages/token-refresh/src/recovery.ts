@@ -5,6 +5,8 @@
  * token cannot cause a loop.
  */
 
+import { StreamLimitError } from './stream-limit-error.ts'
+
 /** Retries one request may get after token rejections (each after a refresh or a newer pair). */
 export const MAX_RECOVERY_RETRIES = 2
 
@@ -34,4 +36,20 @@ export class TokenRejectedError extends Error {
     )
     this.rejected = rejected
   }
+}
+
+/**
+ * Whether `error`, reported by a refresher, means it gave up for good and the player must end in
+ * its own fatal error: the CDN refused every token ({@link TokenRejectedError}) or the token
+ * backend refused the stream ({@link StreamLimitError}).
+ *
+ * @example
+ * ```ts
+ * refresher.addEventListener('error', ({ detail }) => {
+ *   if (endsPlayback(detail)) player.stop()
+ * })
+ * ```
+ */
+export function endsPlayback(error: unknown): error is TokenRejectedError | StreamLimitError {
+  return error instanceof TokenRejectedError || error instanceof StreamLimitError
 }

@@ -63,7 +63,7 @@ export async function tinyCdn(clock: Clock) {
     hits,
     /** Wraps a getToken so the CDN accepts what it issues, on this server's host. */
     issuing(getToken: (context?: TokenContext) => Promise<TokenRecord>) {
-      return async (context: TokenContext): Promise<TokenRecord> => {
+      return async (context?: TokenContext): Promise<TokenRecord> => {
         const record = await getToken(context)
         book.issue(record.token, record.expires)
         book.issue(record.token_ip, record.expires)
