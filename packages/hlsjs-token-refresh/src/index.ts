@@ -6,6 +6,8 @@ export {
 } from '@proj/sw-token-refresh/on-demand'
 export {
   fetchToken,
+  StreamLimitError,
+  type TokenContext,
   type TokenRecord,
   TokenRefresher,
   type TokenRefreshOptions,

@@ -1,5 +1,7 @@
 export {
   fetchToken,
+  StreamLimitError,
+  type TokenContext,
   type TokenRecord,
   TokenRefresher,
   type TokenRefreshOptions,
