@@ -7,12 +7,10 @@ import { type RequestInterceptor, requestAttempts } from './request-attempts.ts'
 
 type Sending = Parameters<RequestInterceptor>[0]
 
-// A CDN that refuses every token, as dash.js's interceptors see it: the MPD refused with the
-// first token and with each fresh one. The refresher gives up after the third; the player's
-// own event bus (a real dash.js MediaPlayer) then carries one error, and nothing more is sent.
-it("ends in dash.js's own error event, once, naming the refused request; then holds the video's requests", async () => {
+/** A refresher on a fake backend, a real dash.js MediaPlayer, its attempts and give-up, the errors it raised. */
+const giveUpOnDashjs = async (streams = false) => {
   const time = fakeTime()
-  const backend = fakeTokenBackend({ clock: time.clock })
+  const backend = fakeTokenBackend({ clock: time.clock, streams })
   const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
   const player = dashjs.MediaPlayer().create()
   const attempts = requestAttempts(refresher, player, dashjs)
@@ -21,6 +19,14 @@ it("ends in dash.js's own error event, once, naming the refused request; then ho
   player.on(dashjs.MediaPlayer.events.ERROR, (event: unknown) =>
     events.push(event as { error: TokenRejectedDashError }),
   )
+  return { time, backend, refresher, attempts, stop, events }
+}
+
+// A CDN that refuses every token, as dash.js's interceptors see it: the MPD refused with the
+// first token and with each fresh one. The refresher gives up after the third; the player's
+// own event bus (a real dash.js MediaPlayer) then carries one error, and nothing more is sent.
+it("ends in dash.js's own error event, once, naming the refused request; then holds the video's requests", async () => {
+  const { backend, refresher, attempts, stop, events } = await giveUpOnDashjs()
   const mpd = { type: 'MPD', duration: Number.NaN }
   const send = () =>
     attempts.request({
@@ -60,16 +66,7 @@ it("ends in dash.js's own error event, once, naming the refused request; then ho
 it.each(['stream_limit', 'stream_ended'] as const)(
   "a refused stream (%s) ends in dash.js's own error event at the refused refresh",
   async (code) => {
-    const time = fakeTime()
-    const backend = fakeTokenBackend({ clock: time.clock, streams: true })
-    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
-    const player = dashjs.MediaPlayer().create()
-    const attempts = requestAttempts(refresher, player, dashjs)
-    const stop = failOnTokenRejection(dashjs, player, refresher, attempts)
-    const events: { error: TokenRejectedDashError }[] = []
-    player.on(dashjs.MediaPlayer.events.ERROR, (event: unknown) =>
-      events.push(event as { error: TokenRejectedDashError }),
-    )
+    const { time, backend, refresher, attempts, stop, events } = await giveUpOnDashjs(true)
     backend.refuseStreams(code)
     await time.advance(14_000)
     expect(events).toHaveLength(1)
