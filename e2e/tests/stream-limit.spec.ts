@@ -3,8 +3,8 @@
 // players (getToken: (context) => fetchToken(url, context)) send the stream back with each
 // refresh, and at the refusal each ends in its own fatal error within one refresh, after exactly
 // one StreamLimitError of its refresher and no token request after it: hls.js's fatal ERROR,
-// video.js's MEDIA_ERR_NETWORK, Shaka's CRITICAL error, the native element's own error (the
-// service worker forgets the video; its own pair has expired by then). The backend is the
+// video.js's MEDIA_ERR_NETWORK, Shaka's CRITICAL error, dash.js's error event (DASH), the native
+// element's own error (the service worker forgets the video; its own pair has expired by then). The backend is the
 // stack's, through a route that adds `stream` to its records and answers the refusal.
 import { answerStreamRefusal } from '../support/backend-faults.ts'
 import {
@@ -32,7 +32,13 @@ const CODES = ['stream_limit', 'stream_ended'] as const
  */
 const ERROR_WITHIN_MS: Record<string, number> = { shaka: 10_000, native: LEAD_MS + 4000 }
 
-for (const [index, player] of ([...PLAYERS, 'native'] as PlayerName[]).entries()) {
+/** The players of the demo page: HLS, and dash.js on the DASH rendition. */
+const CASES: { player: PlayerName; format?: 'dash' }[] = [
+  ...([...PLAYERS, 'native'] as PlayerName[]).map((player) => ({ player })),
+  { player: 'dashjs', format: 'dash' },
+]
+
+for (const [index, { player, format }] of CASES.entries()) {
   const code = CODES[index % 2] ?? 'stream_limit'
   test(`${player}: a stream refused at a refresh (${code}) ends in the player's own error within one refresh`, async ({
     page,
@@ -50,7 +56,7 @@ for (const [index, player] of ([...PLAYERS, 'native'] as PlayerName[]).entries()
       const record = (await response.json()) as Record<string, unknown>
       return route.fulfill({ response, json: { ...record, stream: STREAM } })
     })
-    await page.goto(demoUrl({ player, expire: 20, lead: 6 }))
+    await page.goto(demoUrl({ player, expire: 20, lead: 6, ...(format && { format }) }))
     await waitForPlayback(page, player)
     await expect
       .poll(async () => (await probe(page, player)).refreshCount, {
