@@ -16,6 +16,8 @@ export default defineConfig(
     lazy: [
       { module: '@proj/token-refresh/cdn-lane', fileName: 'dashjs-token-refresh.cdn-lane.js' },
     ],
+    // what only a stream refusal loads (its error class and parsing) is small: inside the file
+    inline: ['@proj/token-refresh/stream-limit'],
     build,
   }),
 )

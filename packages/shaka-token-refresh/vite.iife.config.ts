@@ -18,6 +18,8 @@ export default defineConfig(
       // live presentations only; it uses nothing of the core's at runtime
       { module: './live-clock.ts', fileName: 'shaka-token-refresh.live-clock.js' },
     ],
+    // what only a stream refusal loads (its error class and parsing) is small: inside the file
+    inline: ['@proj/token-refresh/stream-limit'],
     build,
   }),
 )

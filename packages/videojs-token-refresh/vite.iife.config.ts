@@ -17,8 +17,9 @@ export default defineConfig(
       { module: '@proj/token-refresh/cdn-lane', fileName: 'videojs-token-refresh.cdn-lane.js' },
       { module: '@proj/sw-token-refresh', fileName: 'videojs-token-refresh.native.js' },
     ],
-    // what runs after a failure uses the core's classes: inside the file
-    inline: ['./after-failure.ts'],
+    // what runs after a failure uses the core's classes, and a stream refusal's module is small:
+    // inside the file
+    inline: ['./after-failure.ts', '@proj/token-refresh/stream-limit'],
     build,
   }),
 )

@@ -1,6 +1,7 @@
 export {
   fetchToken,
-  StreamLimitError,
+  isStreamRefusal,
+  type StreamLimitError,
   type TokenContext,
   type TokenRecord,
   TokenRefresher,

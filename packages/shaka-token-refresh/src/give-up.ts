@@ -1,7 +1,8 @@
 import {
   endsPlayback,
+  isStreamRefusal,
   isTokenRefusal,
-  StreamLimitError,
+  type StreamLimitError,
   type TokenRefresher,
 } from '@proj/token-refresh'
 import type shaka from 'shaka-player'
@@ -42,7 +43,7 @@ export function stopOnTokenRejection(
   const onError = (event: Event) => {
     const error = (event as CustomEvent<unknown>).detail
     if (!endsPlayback(error)) return
-    if (error instanceof StreamLimitError) stopRefusing = refuseVideo(player, refresher, error)
+    if (isStreamRefusal(error)) stopRefusing = refuseVideo(player, refresher, error)
     const pageCallback = player.getConfiguration().streaming.failureCallback
     const failureCallback = (error: shaka.util.Error) => {
       const [uri, status] = error.code === BAD_HTTP_STATUS ? error.data : []

@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fetchToken, retryAfterMs, serverDateOf, TokenFetchError } from './fetch-token.ts'
-import { StreamLimitError } from './stream-limit-error.ts'
+import { isStreamRefusal } from './recovery.ts'
+import { StreamLimitError } from './stream-limit.ts'
 
 const record = {
   token: 'abcdefgh',
@@ -95,7 +96,7 @@ describe('fetchToken', () => {
   it('turns a 409 stream_limit into a StreamLimitError with the limit and the streams start times', async () => {
     const error = await fetchToken(`${base}/token?video=full`).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(StreamLimitError)
-    expect(error).toBeInstanceOf(TokenFetchError)
+    expect(isStreamRefusal(error)).toBe(true)
     expect(error).toMatchObject({
       name: 'StreamLimitError',
       status: 409,
@@ -119,7 +120,7 @@ describe('fetchToken', () => {
     expect(ended).toBeInstanceOf(StreamLimitError)
     const other = await fetchToken(`${base}/token?video=conflict`).catch((e: unknown) => e)
     expect(other).toBeInstanceOf(TokenFetchError)
-    expect(other).not.toBeInstanceOf(StreamLimitError)
+    expect(isStreamRefusal(other)).toBe(false)
   })
 
   it('rejects a 200 whose body is not a token record', async () => {

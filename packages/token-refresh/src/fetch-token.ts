@@ -1,4 +1,3 @@
-import { streamRefusalOf } from './stream-limit-error.ts'
 import { TokenFetchError } from './token-fetch-error.ts'
 import { assertTokenRecord } from './token-record.ts'
 import type { Clock, TokenContext, TokenRecord } from './types.ts'
@@ -114,7 +113,10 @@ export async function fetchToken(
   })
   const body: unknown = await response.json().catch(() => undefined)
   if (!response.ok) {
-    const refusal = streamRefusalOf(response.status, body)
+    // a refused stream: its error class and parsing load with the first 409
+    const refusal =
+      response.status === 409 &&
+      (await import('./stream-limit.ts')).streamRefusalOf(response.status, body)
     if (refusal) throw refusal
     const detail = (body as { error?: unknown } | undefined)?.error
     throw new TokenFetchError(

@@ -35,6 +35,7 @@ export {
 } from './on-demand.ts'
 export {
   endsPlayback,
+  isStreamRefusal,
   MAX_RECOVERY_RETRIES,
   MAX_REJECTED_TOKENS,
   REFUSAL_RUN_MS,
@@ -48,7 +49,7 @@ export {
   StreamLimitError,
   type StreamRefusal,
   streamRefusalOf,
-} from './stream-limit-error.ts'
+} from './stream-limit.ts'
 export { createTokenPeers, pagePeers, type TokenPeer, type TokenPeers } from './token-peers.ts'
 export { assertTokenRecord } from './token-record.ts'
 export { TokenRefresher } from './token-refresher.ts'

@@ -5,7 +5,7 @@
  * token cannot cause a loop.
  */
 
-import { StreamLimitError } from './stream-limit-error.ts'
+import type { StreamLimitError } from './stream-limit.ts'
 
 /** Retries one request may get after token rejections (each after a refresh or a newer pair). */
 export const MAX_RECOVERY_RETRIES = 2
@@ -51,5 +51,19 @@ export class TokenRejectedError extends Error {
  * ```
  */
 export function endsPlayback(error: unknown): error is TokenRejectedError | StreamLimitError {
-  return error instanceof TokenRejectedError || error instanceof StreamLimitError
+  return error instanceof TokenRejectedError || isStreamRefusal(error)
+}
+
+/**
+ * Whether `error` is the token backend's refusal of the stream, a {@link StreamLimitError}: by
+ * its name, so that recognising it never loads its module (loaded with the first refusal) and
+ * holds across copies of it (a script-tag build and a page's bundle).
+ *
+ * @example
+ * ```ts
+ * if (isStreamRefusal(error) && error.code === 'stream_limit') show(`${error.limit} streams at most`)
+ * ```
+ */
+export function isStreamRefusal(error: unknown): error is StreamLimitError {
+  return error instanceof Error && error.name === 'StreamLimitError'
 }

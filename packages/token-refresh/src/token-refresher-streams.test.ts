@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { StreamLimitError } from './stream-limit-error.ts'
+import { StreamLimitError } from './stream-limit.ts'
 import { fakeTime, fakeTokenBackend, testRefreshOptions } from './testing/index.ts'
 import { createTokenPeers } from './token-peers.ts'
 import { TokenRefresher } from './token-refresher.ts'

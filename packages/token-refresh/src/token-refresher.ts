@@ -3,11 +3,11 @@ import { type AttemptHost, CdnAttempt } from './cdn-attempt.ts'
 import { clockOffset, retryAfterOf, serverDateOf } from './fetch-token.ts'
 import { waitAtMost } from './held-requests.ts'
 import { nextRecord } from './next-record.ts'
-import { TokenRejectedError } from './recovery.ts'
+import { isStreamRefusal, TokenRejectedError } from './recovery.ts'
 import { leadProblem, type RefreshSettings, resolveRefreshSettings } from './refresh-settings.ts'
 import { RefreshTimer } from './refresh-timer.ts'
 import { RejectionTracker } from './rejection-tracker.ts'
-import { StreamLimitError } from './stream-limit-error.ts'
+import type { StreamLimitError } from './stream-limit.ts'
 import type { TokenPeer } from './token-peers.ts'
 import { RefresherEventTarget, reportError } from './token-refresher-events.ts'
 import type { CdnFailure, TokenRecord, TokenRefreshOptions } from './types.ts'
@@ -355,7 +355,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
       return record
     } catch (error) {
       if (this.#destroyed) throw error
-      if (error instanceof StreamLimitError) this.#refused = error
+      if (isStreamRefusal(error)) this.#refused = error
       this.#report(error)
       // terminal, like a give-up: no retry, no more refreshes (nor records from peers)
       if (this.#refused) this.#timer.stop()

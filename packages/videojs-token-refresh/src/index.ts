@@ -6,7 +6,8 @@ export {
 } from '@proj/sw-token-refresh/on-demand'
 export {
   fetchToken,
-  StreamLimitError,
+  isStreamRefusal,
+  type StreamLimitError,
   type TokenContext,
   type TokenRecord,
   TokenRefresher,

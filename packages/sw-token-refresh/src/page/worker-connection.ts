@@ -1,4 +1,4 @@
-import { StreamLimitError, type TokenRefresher } from '@proj/token-refresh'
+import { isStreamRefusal, type TokenRefresher } from '@proj/token-refresh'
 import {
   type Answer,
   ask,
@@ -56,7 +56,7 @@ export class TokenRefreshWorker {
   async protect(refresher: TokenRefresher): Promise<() => void> {
     const push = () => void this.#push(refresher)
     const onError = (event: Event) => {
-      if ((event as CustomEvent<unknown>).detail instanceof StreamLimitError) release()
+      if (isStreamRefusal((event as CustomEvent<unknown>).detail)) release()
     }
     refresher.addEventListener('tokenrefreshed', push)
     refresher.addEventListener('error', onError)

@@ -1,5 +1,5 @@
 import { withServerDate } from '../fetch-token.ts'
-import { type StreamRefusal, streamRefusalOf } from '../stream-limit-error.ts'
+import { type StreamRefusal, streamRefusalOf } from '../stream-limit.ts'
 import type { Clock, TokenContext, TokenRecord } from '../types.ts'
 
 /** Options of {@link fakeTokenBackend}. */

@@ -1,4 +1,8 @@
-import { TokenFetchError } from './token-fetch-error.ts'
+// What only a backend with stream limits needs, loaded on demand (`import()`, the entry
+// `@proj/token-refresh/stream-limit`): the refusal's error class and its parsing (with the first
+// 409), and the warning about a getToken that drops its context. A page that is never refused
+// never downloads it; code that only needs to recognise the error uses `isStreamRefusal`.
+import type { TokenRefreshOptions } from './types.ts'
 
 /** What the token backend refused: a new stream over the limit, or a stream it ended. */
 export type StreamRefusal = 'stream_limit' | 'stream_ended'
@@ -26,9 +30,9 @@ export interface StreamLimitDetails {
  * The token backend refused the stream (a 409 with `code` `stream_limit` or `stream_ended`):
  * the viewer already plays as many streams as allowed, or this stream was evicted by a newer
  * one or ended by an operator. Terminal: the refresher reports it once through `onError` and its
- * `error` event, stops refreshing, and every adapter ends in its player's fatal error. A
- * `TokenFetchError` with status 409, so code that checks statuses keeps working. Throw it from
- * your own `getToken` (one not built on `fetchToken`) for the same effect.
+ * `error` event, stops refreshing, and every adapter ends in its player's fatal error. It has
+ * `status` 409, like a `TokenFetchError`. Throw it from your own `getToken` (one not built on
+ * `fetchToken`) for the same effect; `isStreamRefusal(error)` recognises it.
  *
  * @example
  * ```ts
@@ -38,14 +42,16 @@ export interface StreamLimitDetails {
  * })
  * ```
  */
-export class StreamLimitError extends TokenFetchError {
-  override name = 'StreamLimitError'
+export class StreamLimitError extends Error {
+  override name = 'StreamLimitError' as const
+  /** The backend's HTTP status: always 409. */
+  readonly status = 409
   readonly code: StreamRefusal
   readonly limit: number | undefined
   readonly streams: readonly ActiveStream[] | undefined
   readonly reason: string | undefined
   constructor(message: string, { code, limit, streams, reason }: StreamLimitDetails) {
-    super(409, message)
+    super(message)
     this.code = code
     this.limit = limit
     this.streams = streams
@@ -88,5 +94,26 @@ export function streamRefusalOf(status: number, body: unknown): StreamLimitError
       ...(active && { streams: active }),
       ...(typeof reason === 'string' && { reason }),
     },
+  )
+}
+
+/** The `getToken` functions already warned about: one warning each, not one per refresh. */
+const warned = new WeakSet<object>()
+
+/**
+ * Warns once per `getToken` that the backend names streams but `getToken` drops the context:
+ * each of its refreshes starts a new stream, which the backend counts (and may refuse) as
+ * another playback.
+ *
+ * @example
+ * ```ts
+ * if (record.stream && getToken.length === 0) warnContextDropped(getToken)
+ * ```
+ */
+export function warnContextDropped(getToken: TokenRefreshOptions['getToken']): void {
+  if (warned.has(getToken)) return
+  warned.add(getToken)
+  console.warn(
+    '[token-refresh] the backend limits streams, but getToken ignores its context: each refresh starts a new stream. Use getToken: (context) => fetchToken(url, context)',
   )
 }
