@@ -1,4 +1,5 @@
-import { StreamLimitError, TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
+import { TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
+import { StreamLimitError } from '@proj/token-refresh/stream-limit'
 import { fakeTime, fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
 import * as dashjs from 'dashjs'
 import { expect, it } from 'vitest'

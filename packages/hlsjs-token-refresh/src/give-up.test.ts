@@ -1,4 +1,5 @@
-import { StreamLimitError, TokenRejectedError } from '@proj/token-refresh'
+import { TokenRejectedError } from '@proj/token-refresh'
+import { StreamLimitError } from '@proj/token-refresh/stream-limit'
 import Hls, { type ErrorData } from 'hls.js'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { useTokenCdn } from '../test/token-cdn.ts'

@@ -1,4 +1,4 @@
-import { StreamLimitError } from '@proj/token-refresh'
+import { StreamLimitError } from '@proj/token-refresh/stream-limit'
 import {
   fakeTime,
   fakeTokenBackend,

@@ -72,13 +72,6 @@ export function retryAfterOf(error: unknown): number | undefined {
   return typeof asked === 'number' ? asked : undefined
 }
 
-/** `url` (relative to the page's) with `stream=<id>` set. */
-function withStream(url: string | URL, stream: string): URL {
-  const target = new URL(url, globalThis.location?.href)
-  target.searchParams.set('stream', stream)
-  return target
-}
-
 /** What {@link fetchToken} takes besides the URL: the refresher's context, and `fetch`'s own init. */
 export interface TokenFetchInit extends RequestInit, TokenContext {}
 
@@ -106,11 +99,14 @@ export async function fetchToken(
   url: string | URL,
   init: TokenFetchInit = {},
 ): Promise<TokenRecord> {
-  const { stream, ...request } = init
-  const response = await fetch(stream ? withStream(url, stream) : url, {
-    cache: 'no-store',
-    ...request,
-  })
+  let target = url
+  if (init.stream) {
+    // relative to the page's URL, as fetch resolves it
+    target = new URL(url, globalThis.location?.href)
+    target.searchParams.set('stream', init.stream)
+  }
+  // `stream` goes along in the init, where fetch ignores a member it does not know
+  const response = await fetch(target, { cache: 'no-store', ...init })
   const body: unknown = await response.json().catch(() => undefined)
   if (!response.ok) {
     // a refused stream: its error class and parsing load with the first 409

@@ -43,12 +43,14 @@ export {
 } from './recovery.ts'
 export { CDN_FAILOVER_DEFAULTS } from './refresh-settings.ts'
 export { offerRemotePlayback } from './remote-playback.ts'
-export {
-  type ActiveStream,
-  type StreamLimitDetails,
+// The stream refusal's class and parsing are the entry `@proj/token-refresh/stream-limit`
+// (runtime), types only here: fetchToken loads them with the first 409, which a static export
+// would undo. `isStreamRefusal` recognises the error without them.
+export type {
+  ActiveStream,
+  StreamLimitDetails,
   StreamLimitError,
-  type StreamRefusal,
-  streamRefusalOf,
+  StreamRefusal,
 } from './stream-limit.ts'
 export { createTokenPeers, pagePeers, type TokenPeer, type TokenPeers } from './token-peers.ts'
 export { assertTokenRecord } from './token-record.ts'
