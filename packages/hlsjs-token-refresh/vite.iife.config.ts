@@ -14,12 +14,16 @@ export default defineConfig(
     player: { module: 'hls.js', global: 'Hls' },
     fileName: 'hlsjs-token-refresh.min.js',
     lazy: [
+      // a stream refusal's error class and parsing: no core class, loaded with the first 409
+      {
+        module: '@proj/token-refresh/stream-limit',
+        fileName: 'hlsjs-token-refresh.stream-limit.js',
+      },
       { module: '@proj/token-refresh/cdn-lane', fileName: 'hlsjs-token-refresh.cdn-lane.js' },
       { module: '@proj/sw-token-refresh', fileName: 'hlsjs-token-refresh.native.js' },
     ],
-    // what runs after a failure uses the core's classes, and a stream refusal's module is small:
-    // inside the file
-    inline: ['../src/after-failure.ts', '@proj/token-refresh/stream-limit'],
+    // what runs after a failure uses the core's classes: inside the file
+    inline: ['../src/after-failure.ts'],
     build,
   }),
 )
