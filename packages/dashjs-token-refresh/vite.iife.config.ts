@@ -14,6 +14,11 @@ export default defineConfig(
     player: { module: 'dashjs', global: 'dashjs' },
     fileName: 'dashjs-token-refresh.min.js',
     lazy: [
+      // a stream refusal's error class and parsing: no core class, loaded with the first 409
+      {
+        module: '@proj/token-refresh/stream-limit',
+        fileName: 'dashjs-token-refresh.stream-limit.js',
+      },
       { module: '@proj/token-refresh/cdn-lane', fileName: 'dashjs-token-refresh.cdn-lane.js' },
     ],
     build,

@@ -14,6 +14,11 @@ export default defineConfig(
     player: { module: 'hls.js', global: 'Hls' },
     fileName: 'hlsjs-token-refresh.min.js',
     lazy: [
+      // a stream refusal's error class and parsing: no core class, loaded with the first 409
+      {
+        module: '@proj/token-refresh/stream-limit',
+        fileName: 'hlsjs-token-refresh.stream-limit.js',
+      },
       { module: '@proj/token-refresh/cdn-lane', fileName: 'hlsjs-token-refresh.cdn-lane.js' },
       { module: '@proj/sw-token-refresh', fileName: 'hlsjs-token-refresh.native.js' },
     ],

@@ -14,6 +14,11 @@ export default defineConfig(
     player: { module: 'shaka-player', global: 'shaka' },
     fileName: 'shaka-token-refresh.min.js',
     lazy: [
+      // a stream refusal's error class and parsing: no core class, loaded with the first 409
+      {
+        module: '@proj/token-refresh/stream-limit',
+        fileName: 'shaka-token-refresh.stream-limit.js',
+      },
       { module: '@proj/token-refresh/cdn-lane', fileName: 'shaka-token-refresh.cdn-lane.js' },
       // live presentations only; it uses nothing of the core's at runtime
       { module: './live-clock.ts', fileName: 'shaka-token-refresh.live-clock.js' },

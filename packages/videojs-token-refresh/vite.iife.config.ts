@@ -14,6 +14,11 @@ export default defineConfig(
     player: { module: 'video.js', global: 'videojs' },
     fileName: 'videojs-token-refresh.min.js',
     lazy: [
+      // a stream refusal's error class and parsing: no core class, loaded with the first 409
+      {
+        module: '@proj/token-refresh/stream-limit',
+        fileName: 'videojs-token-refresh.stream-limit.js',
+      },
       { module: '@proj/token-refresh/cdn-lane', fileName: 'videojs-token-refresh.cdn-lane.js' },
       { module: '@proj/sw-token-refresh', fileName: 'videojs-token-refresh.native.js' },
     ],

@@ -6,7 +6,7 @@ import {
   protectNativePlayback,
   registerTokenRefreshWorker,
 } from '@proj/sw-token-refresh'
-import { TokenRefresher } from '@proj/token-refresh'
+import { type TokenContext, TokenRefresher } from '@proj/token-refresh'
 import {
   HLS_TYPE,
   prepareTokenRefresh,
@@ -87,7 +87,8 @@ const until = async <T>(what: string, attempt: () => Promise<T>): Promise<T> => 
 }
 
 const tokenOptions = (name: PlayerName) => ({
-  getToken: () => fetchToken(tokenUrl),
+  // the context carries the stream back (one stream per playback under stream limits)
+  getToken: (context: TokenContext) => fetchToken(tokenUrl, context),
   ipBound: config.ipBound,
   refreshLeadSeconds: config.refreshLeadSeconds,
   onError: (error: unknown) => demo[name].errors.push(String(error)),

@@ -1,4 +1,5 @@
 import { TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
+import { StreamLimitError } from '@proj/token-refresh/stream-limit'
 import { fakeTime, fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
 import * as dashjs from 'dashjs'
 import { expect, it } from 'vitest'
@@ -7,12 +8,10 @@ import { type RequestInterceptor, requestAttempts } from './request-attempts.ts'
 
 type Sending = Parameters<RequestInterceptor>[0]
 
-// A CDN that refuses every token, as dash.js's interceptors see it: the MPD refused with the
-// first token and with each fresh one. The refresher gives up after the third; the player's
-// own event bus (a real dash.js MediaPlayer) then carries one error, and nothing more is sent.
-it("ends in dash.js's own error event, once, naming the refused request; then holds the video's requests", async () => {
+/** A refresher on a fake backend, a real dash.js MediaPlayer, its attempts and give-up, the errors it raised. */
+const giveUpOnDashjs = async (streams = false) => {
   const time = fakeTime()
-  const backend = fakeTokenBackend({ clock: time.clock })
+  const backend = fakeTokenBackend({ clock: time.clock, streams })
   const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
   const player = dashjs.MediaPlayer().create()
   const attempts = requestAttempts(refresher, player, dashjs)
@@ -21,6 +20,14 @@ it("ends in dash.js's own error event, once, naming the refused request; then ho
   player.on(dashjs.MediaPlayer.events.ERROR, (event: unknown) =>
     events.push(event as { error: TokenRejectedDashError }),
   )
+  return { time, backend, refresher, attempts, stop, events }
+}
+
+// A CDN that refuses every token, as dash.js's interceptors see it: the MPD refused with the
+// first token and with each fresh one. The refresher gives up after the third; the player's
+// own event bus (a real dash.js MediaPlayer) then carries one error, and nothing more is sent.
+it("ends in dash.js's own error event, once, naming the refused request; then holds the video's requests", async () => {
+  const { backend, refresher, attempts, stop, events } = await giveUpOnDashjs()
   const mpd = { type: 'MPD', duration: Number.NaN }
   const send = () =>
     attempts.request({
@@ -54,3 +61,36 @@ it("ends in dash.js's own error event, once, naming the refused request; then ho
   attempts.detach()
   refresher.destroy()
 })
+
+// The token backend refuses the stream at a planned refresh: the same error event, at once, with
+// the StreamLimitError as its cause, and the video's requests held from then on.
+it.each(['stream_limit', 'stream_ended'] as const)(
+  "a refused stream (%s) ends in dash.js's own error event at the refused refresh",
+  async (code) => {
+    const { time, backend, refresher, attempts, stop, events } = await giveUpOnDashjs(true)
+    backend.refuseStreams(code)
+    await time.advance(14_000)
+    expect(events).toHaveLength(1)
+    const { error } = events[0] ?? {}
+    expect(error?.code).toBe(dashjs.MediaPlayer.errors.DOWNLOAD_ERROR_ID_CONTENT_CODE)
+    expect(error?.data.cause).toBeInstanceOf(StreamLimitError)
+    expect(error?.data.cause).toMatchObject({ code })
+    expect(error?.data.url).toBeUndefined()
+    const sending = {
+      url: refresher.url,
+      timeout: 10_000,
+      customData: { request: { type: 'MediaSegment', duration: 2 } },
+    } as unknown as Sending
+    const held = await Promise.race([
+      attempts.request(sending).then(() => 'sent'),
+      new Promise((resolve) => setTimeout(() => resolve('held'), 20)),
+    ])
+    expect(held).toBe('held')
+    await time.advance(60_000)
+    expect(backend.calls).toBe(2)
+    expect(events).toHaveLength(1)
+    stop()
+    attempts.detach()
+    refresher.destroy()
+  },
+)

@@ -1,4 +1,9 @@
-import { type TokenRefresher, TokenRejectedError } from '@proj/token-refresh'
+import {
+  endsPlayback,
+  type StreamLimitError,
+  type TokenRefresher,
+  TokenRejectedError,
+} from '@proj/token-refresh'
 import type { MediaPlayerClass } from 'dashjs'
 import type { DashjsModule } from './dashjs-module.ts'
 import type { RequestAttempts } from './request-attempts.ts'
@@ -14,21 +19,22 @@ export interface TokenRejectedDashError {
   code: number
   message: string
   data: {
-    /** The refresher's error: the CDN refused every fresh token. */
-    cause: TokenRejectedError
-    /** The last request of the video the CDN refused, and its status. */
+    /** The refresher's error: the CDN refused every fresh token, or the backend the stream. */
+    cause: TokenRejectedError | StreamLimitError
+    /** The last request of the video the CDN refused, and its status (a CDN's refusal only). */
     url?: string
     status?: number
   }
 }
 
 /**
- * Ends playback with dash.js's own `error` event once `refresher` gives up on a CDN that
- * refuses every token ({@link TokenRejectedError}, reported through `onError` by the
- * refresher): the event's `error` is a dash.js error (`code`, `message`, `data`) whose code is
+ * Ends playback with dash.js's own `error` event once `refresher` gives up, on a CDN that
+ * refuses every token ({@link TokenRejectedError}) or on the token backend's refusal of the
+ * stream (a `StreamLimitError`, at the refused refresh), both reported through `onError` by the
+ * refresher: the event's `error` is a dash.js error (`code`, `message`, `data`) whose code is
  * the download error of the last refused request (`DOWNLOAD_ERROR_ID_MANIFEST_CODE` for the MPD,
- * `…_INITIALIZATION_CODE`, else `…_CONTENT_CODE`) and whose `data.cause` is the
- * `TokenRejectedError`. From then on the video's requests are held (`attempts.hold()`): dash.js
+ * `…_INITIALIZATION_CODE`, else `…_CONTENT_CODE`, also for a refused stream) and whose
+ * `data.cause` is the refresher's error. From then on the video's requests are held (`attempts.hold()`): dash.js
  * would otherwise retry refused segments and reload a live MPD forever, each refused again. What
  * is buffered plays out; `player.reset()` ends it. `dashjs` is the page's module (the event and
  * error names). Returns the function that stops watching.
@@ -55,10 +61,11 @@ export function failOnTokenRejection(
         : errors.DOWNLOAD_ERROR_ID_CONTENT_CODE
   const onRefresherError = (event: Event) => {
     const cause = (event as CustomEvent<unknown>).detail
-    if (failed || !(cause instanceof TokenRejectedError)) return
+    if (failed || !endsPlayback(cause)) return
     failed = true
     attempts.hold()
-    const refused = attempts.lastRefused
+    // a refused stream is no CDN's refusal: the last one seen says nothing about it
+    const refused = cause instanceof TokenRejectedError ? attempts.lastRefused : undefined
     const error: TokenRejectedDashError = {
       code: codeOf(refused?.type),
       message: cause.message,

@@ -1,5 +1,8 @@
 export {
   fetchToken,
+  isStreamRefusal,
+  type StreamLimitError,
+  type TokenContext,
   type TokenRecord,
   TokenRefresher,
   type TokenRefreshOptions,

@@ -1,4 +1,5 @@
 import { TokenRejectedError } from '@proj/token-refresh'
+import { StreamLimitError } from '@proj/token-refresh/stream-limit'
 import Hls, { type ErrorData } from 'hls.js'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { useTokenCdn } from '../test/token-cdn.ts'
@@ -98,3 +99,31 @@ describe('a CDN that refuses every token (attach)', () => {
     expect(trigger).not.toHaveBeenCalled()
   })
 })
+
+describe.each(['stream_limit', 'stream_ended'] as const)(
+  'the backend refuses the stream (%s)',
+  (code) => {
+    it("ends in hls.js's fatal error at the refused refresh, with the StreamLimitError; loading stops", async () => {
+      const parsed = new Promise((resolve) => hls.once(Hls.Events.MANIFEST_PARSED, resolve))
+      hls.loadSource(refresh.url)
+      await parsed
+      const stopLoad = vi.spyOn(hls, 'stopLoad')
+      const { fatal, first } = watchFatal()
+      env.backend.refuseStreams(code)
+      await env.time.advance(14_000) // the planned refresh: refused
+      const error = await first
+      expect(error.error).toBeInstanceOf(StreamLimitError)
+      expect(error.error).toMatchObject({ code })
+      expect(error.type).toBe(Hls.ErrorTypes.NETWORK_ERROR)
+      expect(error.details).toBe(Hls.ErrorDetails.FRAG_LOAD_ERROR)
+      expect(error.response).toBeUndefined()
+      expect(stopLoad).toHaveBeenCalled()
+      expect(refresh.refresher.rejected).toBe(true)
+      // no refresh after the refusal, and no second fatal error
+      await env.time.advance(60_000)
+      await settle(50)
+      expect(env.backend.calls).toBe(2)
+      expect(fatal).toHaveLength(1)
+    })
+  },
+)

@@ -6,6 +6,9 @@ export {
 } from '@proj/sw-token-refresh/on-demand'
 export {
   fetchToken,
+  isStreamRefusal,
+  type StreamLimitError,
+  type TokenContext,
   type TokenRecord,
   TokenRefresher,
   type TokenRefreshOptions,

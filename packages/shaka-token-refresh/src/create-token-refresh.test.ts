@@ -1,3 +1,4 @@
+import { StreamLimitError } from '@proj/token-refresh/stream-limit'
 import {
   fakeTime,
   fakeTokenBackend,
@@ -176,3 +177,50 @@ describe('attach()', () => {
     expect(time.pending).toBe(0)
   })
 })
+
+describe.each(['stream_limit', 'stream_ended'] as const)(
+  'the backend refuses the stream (%s)',
+  (code) => {
+    it("from the refused refresh on, each request of the video fails with Shaka's CRITICAL error", async () => {
+      const streams = fakeTokenBackend({ clock: time.clock, lifetime: 20, streams: true })
+      const limited = await createTokenRefresh(
+        testRefreshOptions(time, cdn.issuing(streams.getToken)),
+      )
+      const other = new shaka.Player()
+      limited.attach(other)
+      const otherEngine = other.getNetworkingEngine()
+      if (!otherEngine) throw new Error('no networking engine')
+      engine = otherEngine
+      const segment = new URL('v0/seg_000.ts', limited.url).href
+      expect(await send(segment)).toEqual({ status: 200 })
+      const errors: unknown[] = []
+      limited.refresher.addEventListener('error', (event) => errors.push(event.detail))
+      streams.refuseStreams(code)
+      await time.advance(14_000)
+      expect(errors).toEqual([expect.any(StreamLimitError)])
+      const config = other.getConfiguration()
+      expect(config.streaming.maxDisabledTime).toBe(0)
+      expect(config.manifest.raiseFatalErrorOnManifestUpdateRequestFailure).toBe(true)
+      const hits = cdn.hits.length
+      const request = shaka.net.NetworkingEngine.makeRequest([segment], {
+        ...shaka.net.NetworkingEngine.defaultRetryParameters(),
+        baseDelay: 5,
+      })
+      const failure = await engine
+        .request(SEGMENT, request)
+        .promise.catch((error: unknown) => error as shaka.util.Error)
+      expect(failure).toMatchObject({
+        severity: shaka.util.Error.Severity.CRITICAL,
+        code: shaka.util.Error.Code.REQUEST_FILTER_ERROR,
+      })
+      expect((failure as shaka.util.Error).data[0]).toBeInstanceOf(StreamLimitError)
+      expect(cdn.hits.length).toBe(hits) // nothing reached the CDN
+      // other hosts are not this video's
+      await send(segment.replace('127.0.0.1', 'localhost'), 1)
+      expect(cdn.hits.length).toBe(hits + 1)
+      await time.advance(60_000)
+      expect(streams.calls).toBe(2)
+      await other.destroy()
+    })
+  },
+)

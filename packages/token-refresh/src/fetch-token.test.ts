@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fetchToken, retryAfterMs, serverDateOf, TokenFetchError } from './fetch-token.ts'
+import { isStreamRefusal } from './recovery.ts'
+import { StreamLimitError } from './stream-limit.ts'
 
 const record = {
   token: 'abcdefgh',
@@ -16,12 +18,34 @@ const serverDate = 'Sun, 22 Nov 2026 12:00:00 GMT'
 
 let server: Server
 let base: string
+/** The query of each request, as the server received it. */
+const queries: URLSearchParams[] = []
+/** The 409 bodies of the stream-limit contract, by `video`. */
+const refusals: Record<string, unknown> = {
+  full: {
+    error: 'stream limit reached: 2 of 2 streams are playing',
+    code: 'stream_limit',
+    limit: 2,
+    streams: [
+      { started_at: '2026-11-26T10:00:00Z', last_seen_at: '2026-11-26T10:01:10Z' },
+      { started_at: '2026-11-26T10:00:30Z', last_seen_at: 'not a date' },
+    ],
+  },
+  evicted: { error: 'this stream was ended', code: 'stream_ended', reason: 'evicted' },
+  conflict: { error: 'some other conflict', code: 'other' },
+}
 beforeAll(async () => {
   // A real HTTP server: the Date header is what a real backend sends, not a stub's property.
   server = createServer((request, response) => {
     response.setHeader('date', serverDate)
     response.setHeader('content-type', 'application/json')
-    if (request.url?.startsWith('/token?video=demo')) response.end(JSON.stringify(record))
+    const query = new URL(request.url ?? '/', 'http://backend').searchParams
+    queries.push(query)
+    const refusal = refusals[query.get('video') ?? '']
+    if (refusal) {
+      response.statusCode = 409
+      response.end(JSON.stringify(refusal))
+    } else if (request.url?.startsWith('/token?video=demo')) response.end(JSON.stringify(record))
     else if (request.url?.startsWith('/token?video=broken')) response.end('{"token":1}')
     else if (request.url?.startsWith('/token?video=html')) {
       response.statusCode = 502
@@ -57,6 +81,46 @@ describe('fetchToken', () => {
     await expect(fetchToken(`${base}/token?video=html`)).rejects.toThrow(
       'token backend answered 502',
     )
+  })
+
+  it('sends the stream of its context back as stream=<id>, and takes fetch options beside it', async () => {
+    await fetchToken(`${base}/token?video=demo&type=vod`, {
+      stream: 'abcdefghijklmnopqrstuv',
+      headers: { authorization: 'Bearer x' },
+    })
+    expect(queries.at(-1)?.toString()).toBe('video=demo&type=vod&stream=abcdefghijklmnopqrstuv')
+    await fetchToken(new URL(`${base}/token?video=demo`), {})
+    expect(queries.at(-1)?.has('stream')).toBe(false)
+  })
+
+  it('turns a 409 stream_limit into a StreamLimitError with the limit and the streams start times', async () => {
+    const error = await fetchToken(`${base}/token?video=full`).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(StreamLimitError)
+    expect(isStreamRefusal(error)).toBe(true)
+    expect(error).toMatchObject({
+      name: 'StreamLimitError',
+      status: 409,
+      code: 'stream_limit',
+      limit: 2,
+      reason: undefined,
+      message: 'token backend answered 409: stream limit reached: 2 of 2 streams are playing',
+      streams: [
+        {
+          startedAt: new Date('2026-11-26T10:00:00Z'),
+          lastSeenAt: new Date('2026-11-26T10:01:10Z'),
+        },
+        { startedAt: new Date('2026-11-26T10:00:30Z') },
+      ],
+    })
+  })
+
+  it('turns a 409 stream_ended into a StreamLimitError with its reason; another 409 stays a TokenFetchError', async () => {
+    const ended = await fetchToken(`${base}/token?video=evicted`).catch((e: unknown) => e)
+    expect(ended).toMatchObject({ code: 'stream_ended', reason: 'evicted', limit: undefined })
+    expect(ended).toBeInstanceOf(StreamLimitError)
+    const other = await fetchToken(`${base}/token?video=conflict`).catch((e: unknown) => e)
+    expect(other).toBeInstanceOf(TokenFetchError)
+    expect(isStreamRefusal(other)).toBe(false)
   })
 
   it('rejects a 200 whose body is not a token record', async () => {

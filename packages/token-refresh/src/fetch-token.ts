@@ -1,5 +1,8 @@
+import { TokenFetchError } from './token-fetch-error.ts'
 import { assertTokenRecord } from './token-record.ts'
-import type { Clock, TokenRecord } from './types.ts'
+import type { Clock, TokenContext, TokenRecord } from './types.ts'
+
+export { TokenFetchError }
 
 const serverDates = new WeakMap<TokenRecord, number>()
 
@@ -33,20 +36,6 @@ export function clockOffset(record: TokenRecord, clock: Clock, previous: number)
 export function withServerDate(record: TokenRecord, serverMs: number): TokenRecord {
   if (Number.isFinite(serverMs)) serverDates.set(record, serverMs)
   return record
-}
-
-/** A token backend answered with something other than a 2xx status. */
-export class TokenFetchError extends Error {
-  override name = 'TokenFetchError'
-  /** The backend's HTTP status. */
-  readonly status: number
-  /** How long the backend asked to wait (`Retry-After` of a 429 or 503), in ms. */
-  readonly retryAfterMs: number | undefined
-  constructor(status: number, message: string, retryAfterMs?: number) {
-    super(message)
-    this.status = status
-    this.retryAfterMs = retryAfterMs
-  }
 }
 
 /**
@@ -83,25 +72,48 @@ export function retryAfterOf(error: unknown): number | undefined {
   return typeof asked === 'number' ? asked : undefined
 }
 
+/** What {@link fetchToken} takes besides the URL: the refresher's context, and `fetch`'s own init. */
+export interface TokenFetchInit extends RequestInit, TokenContext {}
+
 /**
  * Fetches a token record and remembers the response's `Date` header, so the refresher can
  * schedule against the server's clock even when the viewer's clock is wrong. Cross-origin
  * backends must expose the header (`Access-Control-Expose-Headers: Date`; the token worker does).
+ * Given the refresher's context (`getToken: (context) => fetchToken(url, context)`), it sends
+ * the stream the last record named back as `stream=<id>`, so a backend with stream limits counts
+ * the refreshes of one playback as one stream.
  *
- * @throws TokenFetchError on a non-2xx answer (its message is the backend's `error` field, its
- * `retryAfterMs` the `Retry-After` of a 429 or 503, which the refresher honours).
+ * @throws StreamLimitError on a 409 refusing the stream (`code` `stream_limit`/`stream_ended`).
+ * @throws TokenFetchError on any other non-2xx answer (its message is the backend's `error`
+ * field, its `retryAfterMs` the `Retry-After` of a 429 or 503, which the refresher honours).
  * @example
  * ```ts
  * const refresher = await TokenRefresher.create({
- *   getToken: () => fetchToken('https://tokens.example.com/token?video=demo&type=vod&expire=300'),
+ *   getToken: (context) =>
+ *     fetchToken('https://tokens.example.com/token?video=demo&type=vod&expire=300', context),
  *   refreshLeadSeconds: 60,
  * })
  * ```
  */
-export async function fetchToken(url: string | URL, init?: RequestInit): Promise<TokenRecord> {
-  const response = await fetch(url, { cache: 'no-store', ...init })
+export async function fetchToken(
+  url: string | URL,
+  init: TokenFetchInit = {},
+): Promise<TokenRecord> {
+  let target = url
+  if (init.stream) {
+    // relative to the page's URL, as fetch resolves it
+    target = new URL(url, globalThis.location?.href)
+    target.searchParams.set('stream', init.stream)
+  }
+  // `stream` goes along in the init, where fetch ignores a member it does not know
+  const response = await fetch(target, { cache: 'no-store', ...init })
   const body: unknown = await response.json().catch(() => undefined)
   if (!response.ok) {
+    // a refused stream: its error class and parsing load with the first 409
+    const refusal =
+      response.status === 409 &&
+      (await import('./stream-limit.ts')).streamRefusalOf(response.status, body)
+    if (refusal) throw refusal
     const detail = (body as { error?: unknown } | undefined)?.error
     throw new TokenFetchError(
       response.status,

@@ -24,6 +24,7 @@ export {
   retryAfterMs,
   serverDateOf,
   TokenFetchError,
+  type TokenFetchInit,
   withServerDate,
 } from './fetch-token.ts'
 export {
@@ -33,6 +34,8 @@ export {
   onDemand,
 } from './on-demand.ts'
 export {
+  endsPlayback,
+  isStreamRefusal,
   MAX_RECOVERY_RETRIES,
   MAX_REJECTED_TOKENS,
   REFUSAL_RUN_MS,
@@ -40,6 +43,15 @@ export {
 } from './recovery.ts'
 export { CDN_FAILOVER_DEFAULTS } from './refresh-settings.ts'
 export { offerRemotePlayback } from './remote-playback.ts'
+// The stream refusal's class and parsing are the entry `@proj/token-refresh/stream-limit`
+// (runtime), types only here: fetchToken loads them with the first 409, which a static export
+// would undo. `isStreamRefusal` recognises the error without them.
+export type {
+  ActiveStream,
+  StreamLimitDetails,
+  StreamLimitError,
+  StreamRefusal,
+} from './stream-limit.ts'
 export { createTokenPeers, pagePeers, type TokenPeer, type TokenPeers } from './token-peers.ts'
 export { assertTokenRecord } from './token-record.ts'
 export { TokenRefresher } from './token-refresher.ts'
@@ -52,6 +64,7 @@ export type {
   ProtectionMode,
   TimerHandle,
   Timers,
+  TokenContext,
   TokenRecord,
   TokenRefreshOptions,
   Visibility,

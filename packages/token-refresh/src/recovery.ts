@@ -5,6 +5,8 @@
  * token cannot cause a loop.
  */
 
+import type { StreamLimitError } from './stream-limit.ts'
+
 /** Retries one request may get after token rejections (each after a refresh or a newer pair). */
 export const MAX_RECOVERY_RETRIES = 2
 
@@ -34,4 +36,34 @@ export class TokenRejectedError extends Error {
     )
     this.rejected = rejected
   }
+}
+
+/**
+ * Whether `error`, reported by a refresher, means it gave up for good and the player must end in
+ * its own fatal error: the CDN refused every token ({@link TokenRejectedError}) or the token
+ * backend refused the stream ({@link StreamLimitError}).
+ *
+ * @example
+ * ```ts
+ * refresher.addEventListener('error', ({ detail }) => {
+ *   if (endsPlayback(detail)) player.stop()
+ * })
+ * ```
+ */
+export function endsPlayback(error: unknown): error is TokenRejectedError | StreamLimitError {
+  return error instanceof TokenRejectedError || isStreamRefusal(error)
+}
+
+/**
+ * Whether `error` is the token backend's refusal of the stream, a {@link StreamLimitError}: by
+ * its name, so that recognising it never loads its module (loaded with the first refusal) and
+ * holds across copies of it (a script-tag build and a page's bundle).
+ *
+ * @example
+ * ```ts
+ * if (isStreamRefusal(error) && error.code === 'stream_limit') show(`${error.limit} streams at most`)
+ * ```
+ */
+export function isStreamRefusal(error: unknown): error is StreamLimitError {
+  return error instanceof Error && error.name === 'StreamLimitError'
 }

@@ -56,3 +56,23 @@ export interface TypedEventTarget<Events> extends EventTarget {
  */
 export const RefresherEventTarget =
   EventTarget as unknown as new () => TypedEventTarget<TokenRefresherEventMap>
+
+/**
+ * Tells `onError` (the console without one) and the `error` listeners of `target` of `error`.
+ *
+ * @example
+ * ```ts
+ * reportError(refresher, settings.onError, new TokenRejectedError(3))
+ * ```
+ */
+export function reportError(
+  target: EventTarget,
+  onError: ((error: unknown) => void) | undefined,
+  error: unknown,
+): void {
+  if (onError) onError(error)
+  else console.warn('[token-refresh] refresh failed', error)
+  // getToken may reject with anything; the event's detail is always an Error (the map says so)
+  const detail = error instanceof Error ? error : new Error(String(error), { cause: error })
+  target.dispatchEvent(new CustomEvent('error', { detail }))
+}

@@ -2,13 +2,14 @@ import { findTokenPair } from '@proj/signing/url'
 import { type AttemptHost, CdnAttempt } from './cdn-attempt.ts'
 import { clockOffset, retryAfterOf, serverDateOf } from './fetch-token.ts'
 import { waitAtMost } from './held-requests.ts'
-import { TokenRejectedError } from './recovery.ts'
+import { nextRecord } from './next-record.ts'
+import { isStreamRefusal, TokenRejectedError } from './recovery.ts'
 import { leadProblem, type RefreshSettings, resolveRefreshSettings } from './refresh-settings.ts'
 import { RefreshTimer } from './refresh-timer.ts'
 import { RejectionTracker } from './rejection-tracker.ts'
+import type { StreamLimitError } from './stream-limit.ts'
 import type { TokenPeer } from './token-peers.ts'
-import { assertTokenRecord } from './token-record.ts'
-import { RefresherEventTarget } from './token-refresher-events.ts'
+import { RefresherEventTarget, reportError } from './token-refresher-events.ts'
 import type { CdnFailure, TokenRecord, TokenRefreshOptions } from './types.ts'
 import { VideoCdns } from './video-cdns.ts'
 
@@ -54,6 +55,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   readonly #timer: RefreshTimer
   #leavePeers: (() => void) | undefined
   #destroyed = false
+  #refused: StreamLimitError | undefined // the backend refused the stream: no more fetches
   #onVisible = () => {
     if (!this.#settings.visibility?.hidden) this.#timer.arm(0)
   }
@@ -74,7 +76,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   static async create(options: TokenRefreshOptions): Promise<TokenRefresher> {
     const settings = resolveRefreshSettings(options)
     const fetchedAt = settings.clock.now()
-    const record = assertTokenRecord(await settings.getToken())
+    const record = await nextRecord(settings.getToken)
     const refresher = new TokenRefresher(settings, record, fetchedAt)
     const lifetime = record.expires - refresher.serverNow() / 1000
     const problem = leadProblem(options.refreshLeadSeconds, lifetime)
@@ -152,9 +154,12 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     return this.serverNow() >= this.#record.expires * 1000
   }
 
-  /** Whether the CDN refused every new token (a {@link TokenRejectedError} was reported). */
+  /**
+   * Whether the refresher gave up: the CDN refused every new token ({@link TokenRejectedError})
+   * or the backend the stream ({@link StreamLimitError}); no recovery is tried from then on.
+   */
   get rejected(): boolean {
-    return this.#rejections.gaveUp
+    return this.#rejections.gaveUp || this.#refused !== undefined
   }
 
   /** The id of the CDN requests go to; `undefined` with one CDN (records without `cdns`). */
@@ -251,7 +256,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   async prepare(url: string): Promise<string> {
     const pending = this.#refreshIfStale()
     const { maxOutageWaitMs, maxWaitMs, timers } = this.#settings
-    if (this.expired && !this.#destroyed && this.owns(url)) {
+    if (this.expired && !this.#destroyed && !this.#refused && this.owns(url)) {
       // the expired token would only be refused: wait for the next record (bounded)
       this.#timer.demand()
       await this.#timer.held.hold(maxOutageWaitMs, timers)
@@ -283,10 +288,8 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     const current = this.#cdns.tokenOf(cdn)
     this.#timer.demand()
     if (pair.token !== current || this.#inflight) return true
-    const verdict = this.#rejections.refused(current, {
-      expired: this.expired,
-      now: this.#settings.clock.now(),
-    })
+    const now = this.#settings.clock.now()
+    const verdict = this.#rejections.refused(current, { expired: this.expired, now })
     if (verdict === 'give-up') this.#report(new TokenRejectedError(this.#rejections.inARow))
     if (verdict !== 'refresh') return false
     this.#single(() => this.#fetchReplacing(current, cdn)).catch(() => undefined)
@@ -336,23 +339,27 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    * ```
    */
   receive(record: TokenRecord): void {
-    if (this.#destroyed || record.expires <= this.#record.expires) return
+    if (this.#destroyed || this.#refused || record.expires <= this.#record.expires) return
     this.#receive(record)
   }
 
   async #fetch(): Promise<TokenRecord> {
+    // a refused stream stays refused: a fetch now would start a new one (evicted, re-admitted…)
+    if (this.#refused) throw this.#refused
     this.#timer.fetching()
     try {
-      const record = assertTokenRecord(await this.#settings.getToken())
+      const record = await nextRecord(this.#settings.getToken, this.#record)
       if (this.#destroyed) return record
       this.#receive(record)
       this.#settings.peers?.share(record, this)
       return record
     } catch (error) {
-      if (!this.#destroyed) {
-        this.#report(error)
-        this.#timer.failed(retryAfterOf(error))
-      }
+      if (this.#destroyed) throw error
+      if (isStreamRefusal(error)) this.#refused = error
+      this.#report(error)
+      // terminal, like a give-up: no retry, no more refreshes (nor records from peers)
+      if (this.#refused) this.#timer.stop()
+      else this.#timer.failed(retryAfterOf(error))
       throw error
     }
   }
@@ -372,7 +379,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
 
   /** Refreshes now when the token is stale and the rate bound allows (no retry is pending). */
   #refreshIfStale(): Promise<TokenRecord> | undefined {
-    if (this.#destroyed) return undefined
+    if (this.#destroyed || this.#refused) return undefined
     if (this.#inflight) return this.#inflight
     return this.#timer.due(this.stale) ? this.refresh() : undefined
   }
@@ -388,11 +395,6 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   }
 
   #report(error: unknown): void {
-    const { onError } = this.#settings
-    if (onError) onError(error)
-    else console.warn('[token-refresh] refresh failed', error)
-    // getToken may reject with anything; the event's detail is always an Error (the map says so)
-    const detail = error instanceof Error ? error : new Error(String(error), { cause: error })
-    this.dispatchEvent(new CustomEvent('error', { detail }))
+    reportError(this, this.#settings.onError, error)
   }
 }

@@ -1,13 +1,31 @@
-import type { TokenRecord } from '@proj/signing'
+import type { TokenRecord as SignedRecord } from '@proj/signing'
 import type { CdnFailure } from '@proj/signing/cdn-failure'
 import type { TokenPeers } from './token-peers.ts'
 
-/** The token backend's answer (spec 2.11): what `getToken` resolves to; declared by `@proj/signing`. */
 /**
  * Why a request failed on its CDN: `@proj/signing`'s words, which the token backend's CDN health
  * uses too (`refused`, `server-error`, `network`, `timeout`).
  */
-export type { CdnFailure, TokenRecord }
+export type { CdnFailure }
+
+/** The token backend's answer (spec 2.11): what `getToken` resolves to; declared by `@proj/signing`. */
+export interface TokenRecord extends SignedRecord {
+  /**
+   * Only from a backend with stream limits: the id of the stream this record belongs to, which
+   * the refresher hands back to `getToken` (see {@link TokenContext}) so the next refresh
+   * renews this stream instead of starting a new one.
+   */
+  stream?: string
+}
+
+/**
+ * What the refresher tells `getToken` about the playback it refreshes: pass it on to
+ * `fetchToken(url, context)` (which sends `stream=<id>`), or send `stream` yourself.
+ */
+export interface TokenContext {
+  /** The stream the current record names (`record.stream`); absent for the first token. */
+  stream?: string
+}
 
 /** The detail of a refresher's `cdnchange` event. */
 export interface CdnChange {
@@ -55,8 +73,13 @@ export interface Visibility {
 
 /** The refresh options of spec 4.15, plus what a demanding player integration needs. */
 export interface TokenRefreshOptions {
-  /** Fetches a fresh record from the token backend. Use {@link fetchToken} to get clock-skew correction. */
-  getToken: () => Promise<TokenRecord>
+  /**
+   * Fetches a fresh record from the token backend: `(context) => fetchToken(url, context)` gets
+   * clock-skew correction and keeps one stream across refreshes under stream limits. A function
+   * that takes no context still works, but then each refresh starts a new stream (a record that
+   * names a stream then logs one warning).
+   */
+  getToken: (context: TokenContext) => Promise<TokenRecord>
   /** `true`: play `url_ip` with `token_ip` on the IP-bound host. Default `false` (`url`, `token`). */
   ipBound?: boolean
   /** Seconds before `expires` at which the token is refreshed; > 0 and below the token lifetime. */

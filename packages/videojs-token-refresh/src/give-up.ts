@@ -1,5 +1,6 @@
 import {
   type EventHandler,
+  endsPlayback,
   isTokenRefusal,
   type TokenRefresher,
   TokenRejectedError,
@@ -39,7 +40,9 @@ export function failPlayback(player: FailingPlayer, error: Error): void {
 }
 
 /**
- * Makes the player fail (once) when the CDN refuses every token, also where the refresher
+ * Makes the player fail (once) when the token backend refuses the stream (a
+ * `StreamLimitError`, reported through `onError` by the refresher: at the refused refresh, the
+ * buffer is not played out), and when the CDN refuses every token, also where the refresher
  * cannot tell:
  *
  * - the refresher gives up ({@link TokenRejectedError}, already reported through its `onError`):
@@ -82,7 +85,7 @@ export function failOnTokenRejection(
   }
   const onRefresherError = (event: Event) => {
     const error = (event as CustomEvent<unknown>).detail
-    if (error instanceof TokenRejectedError) fail(error)
+    if (endsPlayback(error)) fail(error)
   }
   const onRefreshed = (next: string) => {
     freshAfterRefusal = currentRefused

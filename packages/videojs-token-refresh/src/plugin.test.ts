@@ -1,3 +1,4 @@
+import type { TokenRefreshOptions } from '@proj/token-refresh'
 import { fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testing'
 import videojs from 'video.js'
 import { describe, expect, it, vi } from 'vitest'
@@ -14,11 +15,11 @@ const vhsXhr = (videojs as unknown as { Vhs: { xhr: VhsXhr } }).Vhs.xhr
 
 const env = usePlayerCdn()
 
-const backendFor = (video: string) => {
-  const backend = fakeTokenBackend({ clock: env.time.clock, video })
+const backendFor = (video: string, streams = false) => {
+  const backend = fakeTokenBackend({ clock: env.time.clock, video, streams })
   return { backend, getToken: env.cdn.issuing(backend.getToken) }
 }
-const options = (getToken: () => ReturnType<ReturnType<typeof backendFor>['getToken']>) =>
+const options = (getToken: TokenRefreshOptions['getToken']) =>
   testRefreshOptions(env.time, getToken)
 const newPlayer = (playerOptions: object) => {
   const element = document.createElement('video')
@@ -311,3 +312,28 @@ describe('native playback (no VHS on the tech)', () => {
     expect(techOptions({}).vhs).toEqual({ overrideNative: true })
   })
 })
+
+describe.each(['stream_limit', 'stream_ended'] as const)(
+  'the backend refuses the stream (%s)',
+  (code) => {
+    it("the player's own error at the refused refresh: MEDIA_ERR_NETWORK, the StreamLimitError once", async () => {
+      const { backend, getToken } = backendFor('12345_demo', true)
+      const onError = vi.fn()
+      const player = newPlayer(await prepareTokenRefresh({ ...options(getToken), onError }))
+      const refresher = await tokenRefreshOf(player)?.ready
+      await vhsTakesSource(player)
+      await env.time.advance(14_000)
+      // the stream of the first record, handed back through prepareTokenRefresh's getToken
+      expect(backend.contexts).toEqual([{}, { stream: 'stream-1' }])
+      backend.refuseStreams(code)
+      await env.time.advance(14_000)
+      await vi.waitFor(() => expect(player.error()?.code).toBe(2))
+      expect(player.error()?.message).toMatch(/^token refresh: token backend answered 409/)
+      expect(onError).toHaveBeenCalledTimes(1)
+      expect(onError.mock.calls[0]?.[0]).toMatchObject({ name: 'StreamLimitError', code })
+      expect(refresher?.rejected).toBe(true)
+      await env.time.advance(60_000)
+      expect(backend.calls).toBe(3)
+    })
+  },
+)

@@ -1,4 +1,4 @@
-import { assertTokenRecord, type TokenRecord } from '@proj/token-refresh'
+import { assertTokenRecord, type TokenContext, type TokenRecord } from '@proj/token-refresh'
 import { HLS_TYPE, type TokenRefreshPluginOptions, techOptions } from './plugin.ts'
 import { registerTokenRefresh } from './register.ts'
 
@@ -31,13 +31,15 @@ export async function prepareTokenRefresh(
   tokenRefresh: TokenRefreshPluginOptions,
 ): Promise<TokenRefreshPlayerOptions> {
   registerTokenRefresh()
-  let initial: TokenRecord | undefined = assertTokenRecord(await tokenRefresh.getToken())
+  let initial: TokenRecord | undefined = assertTokenRecord(await tokenRefresh.getToken({}))
   const src = tokenRefresh.ipBound ? initial.url_ip : initial.url
-  const getToken = () => {
+  const next = (context: TokenContext) => {
     const record = initial
     initial = undefined
-    return record ? Promise.resolve(record) : tokenRefresh.getToken()
+    return record ? Promise.resolve(record) : tokenRefresh.getToken(context)
   }
+  // as the page's getToken takes the context or not: the refresher warns about one that does not
+  const getToken = tokenRefresh.getToken.length === 0 ? () => next({}) : next
   return {
     sources: [{ src, type: HLS_TYPE }],
     html5: techOptions({}, tokenRefresh.mode),

@@ -276,6 +276,25 @@ describe('protectNativePlayback, service-worker', () => {
     expect(video.src).toContain('/tok0001plain/')
   })
 
+  it('a refused stream: the worker forgets the video, the element fails on its expired pair and is not revived', async () => {
+    const { refresher, protection } = await protectedByWorker()
+    await time.advance(28_000) // two refreshes: the element's own pair (the first) has expired
+    const segment = new URL('v0/seg_001.ts', video.src).href
+    page.backends.get('12345_demo')?.refuseStreams('stream_ended')
+    await time.advance(14_000) // the refused refresh
+    expect(refresher.rejected).toBe(true)
+    await messages()
+    // the worker no longer moves the element's requests: its first pair goes out, and is refused
+    const response = await world.worker.handle(mediaRequest(segment, {}, 'video'), page.id)
+    expect(response?.status).toBe(410)
+    expect(world.cdn.sent.at(-1)?.url).toContain('/tok0001plain/')
+    video.error = { code: 2 }
+    video.dispatchEvent(new Event('error'))
+    await time.advance(0)
+    expect(protection.swaps).toEqual([])
+    expect(video.src).toContain('/tok0001plain/')
+  })
+
   it('never swaps on refresh, but revives an element that failed, at its position', async () => {
     const { refresher, protection } = await protectedByWorker()
     await time.advance(30_000)

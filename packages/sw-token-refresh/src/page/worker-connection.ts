@@ -1,4 +1,4 @@
-import type { TokenRefresher } from '@proj/token-refresh'
+import { isStreamRefusal, type TokenRefresher } from '@proj/token-refresh'
 import {
   type Answer,
   ask,
@@ -48,13 +48,21 @@ export class TokenRefreshWorker {
 
   /**
    * Puts `refresher`'s video under the worker's protection: its record now, and each new one.
-   * Resolves once the worker has it (or after 1 s), with the function that ends it.
+   * Resolves once the worker has it (or after 1 s), with the function that ends it. When the
+   * token backend refuses the stream (a `StreamLimitError`) the worker forgets the video: its
+   * requests go out on the element's own pair, refused once that expired, and the element fails
+   * instead of waiting for a record that will not come.
    */
   async protect(refresher: TokenRefresher): Promise<() => void> {
     const push = () => void this.#push(refresher)
+    const onError = (event: Event) => {
+      if (isStreamRefusal((event as CustomEvent<unknown>).detail)) release()
+    }
     refresher.addEventListener('tokenrefreshed', push)
+    refresher.addEventListener('error', onError)
     const release = () => {
       refresher.removeEventListener('tokenrefreshed', push)
+      refresher.removeEventListener('error', onError)
       if (!this.#refreshers.delete(refresher)) return
       this.#container.controller?.postMessage({ kind: 'token-refresh:forget', url: refresher.url })
     }

@@ -1,4 +1,4 @@
-import type { TokenRecord, TokenRefreshOptions } from '../types.ts'
+import type { TokenRefreshOptions } from '../types.ts'
 import type { FakeTime } from './fake-time.ts'
 
 /**
@@ -13,7 +13,7 @@ import type { FakeTime } from './fake-time.ts'
  */
 export function testRefreshOptions(
   time: FakeTime,
-  getToken: () => Promise<TokenRecord>,
+  getToken: TokenRefreshOptions['getToken'],
 ): TokenRefreshOptions {
   return {
     getToken,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serverDateOf, withServerDate } from '../fetch-token.ts'
-import type { Clock, TokenRecord } from '../types.ts'
+import type { Clock, TokenContext, TokenRecord } from '../types.ts'
 import { tokenBook } from './token-book.ts'
 
 /** One request as the CDN saw it. */
@@ -62,9 +62,9 @@ export async function tinyCdn(clock: Clock) {
   return {
     hits,
     /** Wraps a getToken so the CDN accepts what it issues, on this server's host. */
-    issuing(getToken: () => Promise<TokenRecord>) {
-      return async (): Promise<TokenRecord> => {
-        const record = await getToken()
+    issuing(getToken: (context?: TokenContext) => Promise<TokenRecord>) {
+      return async (context?: TokenContext): Promise<TokenRecord> => {
+        const record = await getToken(context)
         book.issue(record.token, record.expires)
         book.issue(record.token_ip, record.expires)
         const local = (url: string) => url.replace(/^https:\/\/[^/]+/, `http://${host}`)

@@ -52,7 +52,9 @@ export async function twoTinyCdns(time: FakeTime): Promise<TwoCdns> {
     if (!server) throw new Error(`no tiny CDN ${entry.id}`)
     // each CDN learns its own pair only, so another CDN's token gets its 403
     const { token, token_ip, url, url_ip } = entry
-    const moved = await server.issuing(async () => ({ ...record, token, token_ip, url, url_ip }))()
+    const moved = await server.issuing(async () => ({ ...record, token, token_ip, url, url_ip }))(
+      {},
+    )
     return { ...entry, url: moved.url, url_ip: moved.url_ip }
   }
   const fault = (cdn: TinyCdn, what: CdnFault): void => {
