@@ -29,6 +29,7 @@ import type { SessionStore, STORE_OUTAGE_TRUST_MS } from './session/session-stor
 import type { StoreUnavailableError } from './store-unavailable.ts'
 import { streamGate } from './streams/stream-gate.ts'
 import type { StreamStore } from './streams/stream-store.ts'
+import { streamsRoute } from './streams/streams-route.ts'
 import { tokenRoute } from './token-route.ts'
 import type { TokenAppEnv, TokenAppEnvOf } from './types.ts'
 import { type ConnectionAddress, viewerAddresses } from './viewer-address.ts'
@@ -260,6 +261,7 @@ function backendRoutes({
         ...admission,
       }),
     )
+    .route('/', streamsRoute({ now, gate }))
     .route('/', readOnlyRoutes())
     .all('*', function notFoundUnderPrefix(c, next) {
       // Mounted under a prefix, the parent's notFound would answer its own shape: everything
