@@ -56,7 +56,8 @@ export class SessionRegistry extends DurableObject {
     // no await between the read and the write but storage's own: the input gate keeps every
     // other request of this viewer out meanwhile, so the check and the record are one step
     const { state, verdict } = ledger.admitStream(await this.#streams(), request)
-    await this.#saveStreams(state)
+    // a refusal changes nothing: no write
+    if (verdict.kind === 'renewed' || verdict.kind === 'admitted') await this.#saveStreams(state)
     return verdict
   }
 
@@ -68,7 +69,7 @@ export class SessionRegistry extends DurableObject {
   /** Ends one stream of this viewer (`id`) or all; how many were active. */
   async endStream(id: string | undefined, nowMs: number): Promise<number> {
     const { state, ended } = ledger.endStreams(await this.#streams(), id, nowMs)
-    await this.#saveStreams(state)
+    if (ended > 0) await this.#saveStreams(state)
     return ended
   }
 
