@@ -41,6 +41,14 @@ export const PORTS = {
   redis: 18379,
   fleet: [18801, 18802, 18803],
   balancer: 18810,
+  /** The stream-limits spec: a Node instance with viewer JWTs and STREAM_LIMIT. */
+  streams: 18811,
+} as const
+
+/** The stream-limited instance: its viewers' JWT secret and their limit. */
+export const STREAMS = {
+  jwtSecret: 'e2e-stream-limits-jwt-secret-not-for-production',
+  limit: 2,
 } as const
 
 /** The viewer rate limit of the fleet: token requests per viewer and minute, over all instances. */
@@ -178,6 +186,12 @@ export function e2eStack(): E2eService[] {
         RATE_LIMIT_PERIOD: '60',
       }),
     ),
+    // stream limits: a viewer is a JWT's sub, two streams each (the stream-limits spec)
+    nodeTokenInstance(PORTS.streams, {
+      AUTH_MODE: 'jwt',
+      JWT_SECRET: STREAMS.jwtSecret,
+      STREAM_LIMIT: String(STREAMS.limit),
+    }),
   ]
 }
 
