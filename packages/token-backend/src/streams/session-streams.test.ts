@@ -123,5 +123,10 @@ describe('sessions with STREAM_LIMIT=2', () => {
     }
     // 2 s of leaves after the issuance: one write a second
     expect(store.calls).toBe(3)
+    // a player's parallel requests, once the second is over: one write for all of them
+    h.clock.ms += 1000
+    const answers = await Promise.all(Array.from({ length: 10 }, () => fetchLeaf(h, leaf)))
+    expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(302))
+    expect(store.calls).toBe(4)
   })
 })

@@ -44,7 +44,7 @@ export interface StreamPass {
   untilMs: number
   keepUntilMs: number
   /** A renewal this instance wrote less than this long ago is not written again (session leaves). */
-  throttleMs?: number
+  throttleMs?: number | undefined
   /** The refusal's status: 409 (`/token`, `/session`) or 403 (a session's leaf). */
   status: StreamRefusalStatus
 }
@@ -67,6 +67,8 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
   // `${sub}\n${id}` → when this instance last had the store's word that the stream is active
   const seen = new LruMap<string, { atMs: number; lease: StreamLease }>(REMEMBERED)
   const key = (sub: string, id: string) => `${sub}\n${id}`
+  // the renewals on their way to the store, by stream (at most one per stream)
+  const renewing = new Map<string, Promise<StreamLease>>()
 
   const storeOf = (c: Context<TokenAppEnv>): StreamStore => {
     if (store) return store
@@ -87,81 +89,91 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
     fields: Parameters<typeof streamAudit>[1],
   ) => audit(JSON.stringify(streamAudit(event, fields, { requestId: c.get('requestId'), nowMs })))
 
+  /**
+   * Lets a stream through or throws its refusal (`stream_limit`, `stream_ended`). While the
+   * store is unavailable, a stream this instance saw active within {@link STORE_OUTAGE_TRUST_MS}
+   * plays on; anything else is the store's 503.
+   */
+  async function pass(
+    c: Context<TokenAppEnv>,
+    settings: StreamSettings,
+    ask: StreamPass,
+  ): Promise<StreamLease> {
+    const nowMs = now()
+    const { sub, id, lane, limit } = ask
+    const known = id === undefined ? undefined : seen.get(key(sub, id))
+    if (known !== undefined && ask.throttleMs !== undefined) {
+      if (nowMs - known.atMs < ask.throttleMs) return known.lease
+      // the leaves that come while this stream's renewal is on its way share its answer: a
+      // player's parallel requests make one write, not one each
+      const pending = renewing.get(key(sub, known.lease.id))
+      if (pending !== undefined) return pending
+      const renewal = pass(c, settings, { ...ask, throttleMs: undefined })
+      renewing.set(key(sub, known.lease.id), renewal)
+      return renewal.finally(() => renewing.delete(key(sub, known.lease.id)))
+    }
+    const verdict = await storeOf(c)
+      .admit(sub, {
+        id,
+        newId: ask.newId,
+        lane,
+        nowMs,
+        untilMs: ask.untilMs,
+        keepUntilMs: ask.keepUntilMs,
+        limit,
+        policy: settings.policy,
+        mode: settings.mode,
+      })
+      .catch((error: unknown) => {
+        if (
+          error instanceof StoreUnavailableError &&
+          known !== undefined &&
+          nowMs - known.atMs < STORE_OUTAGE_TRUST_MS
+        )
+          return { kind: 'renewed' as const, lease: known.lease, trusted: true }
+        throw error
+      })
+    switch (verdict.kind) {
+      case 'renewed':
+        // an answer trusted through an outage is not the store's: it does not extend the trust
+        if (!('trusted' in verdict))
+          seen.set(key(sub, verdict.lease.id), { atMs: nowMs, lease: verdict.lease })
+        return verdict.lease
+      case 'ended':
+        if (id !== undefined) seen.delete(key(sub, id))
+        return refuseEndedStream(ask.status, verdict.reason)
+      case 'refused':
+        note(c, 'stream_refused', nowMs, { sub, lane, limit, active: verdict.active.length })
+        return refuseStreamLimit(ask.status, limit, verdict.active)
+    }
+    const { lease, evicted, active } = verdict
+    seen.set(key(sub, lease.id), { atMs: nowMs, lease })
+    if (evicted !== undefined) {
+      seen.delete(key(sub, evicted.id))
+      note(c, 'stream_evicted', nowMs, {
+        sub,
+        stream: evicted.id,
+        lane: evicted.lane,
+        limit,
+        active,
+      })
+    }
+    if (verdict.wouldRefuse)
+      note(c, 'stream_would_refuse', nowMs, {
+        sub,
+        stream: lease.id,
+        lane,
+        limit,
+        active,
+        policy: settings.policy,
+      })
+    note(c, 'stream_admitted', nowMs, { sub, stream: lease.id, lane, limit, active })
+    return lease
+  }
+
   return {
     storeOf,
-
-    /**
-     * Lets a stream through or throws its refusal (`stream_limit`, `stream_ended`). While the
-     * store is unavailable, a stream this instance saw active within {@link STORE_OUTAGE_TRUST_MS}
-     * plays on; anything else is the store's 503.
-     */
-    async pass(
-      c: Context<TokenAppEnv>,
-      settings: StreamSettings,
-      ask: StreamPass,
-    ): Promise<StreamLease> {
-      const nowMs = now()
-      const { sub, id, lane, limit } = ask
-      const known = id === undefined ? undefined : seen.get(key(sub, id))
-      if (known !== undefined && nowMs - known.atMs < (ask.throttleMs ?? 0)) return known.lease
-      const verdict = await storeOf(c)
-        .admit(sub, {
-          id,
-          newId: ask.newId,
-          lane,
-          nowMs,
-          untilMs: ask.untilMs,
-          keepUntilMs: ask.keepUntilMs,
-          limit,
-          policy: settings.policy,
-          mode: settings.mode,
-        })
-        .catch((error: unknown) => {
-          if (
-            error instanceof StoreUnavailableError &&
-            known !== undefined &&
-            nowMs - known.atMs < STORE_OUTAGE_TRUST_MS
-          )
-            return { kind: 'renewed' as const, lease: known.lease, trusted: true }
-          throw error
-        })
-      switch (verdict.kind) {
-        case 'renewed':
-          // an answer trusted through an outage is not the store's: it does not extend the trust
-          if (!('trusted' in verdict))
-            seen.set(key(sub, verdict.lease.id), { atMs: nowMs, lease: verdict.lease })
-          return verdict.lease
-        case 'ended':
-          if (id !== undefined) seen.delete(key(sub, id))
-          return refuseEndedStream(ask.status, verdict.reason)
-        case 'refused':
-          note(c, 'stream_refused', nowMs, { sub, lane, limit, active: verdict.active.length })
-          return refuseStreamLimit(ask.status, limit, verdict.active)
-      }
-      const { lease, evicted, active } = verdict
-      seen.set(key(sub, lease.id), { atMs: nowMs, lease })
-      if (evicted !== undefined) {
-        seen.delete(key(sub, evicted.id))
-        note(c, 'stream_evicted', nowMs, {
-          sub,
-          stream: evicted.id,
-          lane: evicted.lane,
-          limit,
-          active,
-        })
-      }
-      if (verdict.wouldRefuse)
-        note(c, 'stream_would_refuse', nowMs, {
-          sub,
-          stream: lease.id,
-          lane,
-          limit,
-          active,
-          policy: settings.policy,
-        })
-      note(c, 'stream_admitted', nowMs, { sub, stream: lease.id, lane, limit, active })
-      return lease
-    },
+    pass,
 
     /** Forgets what this instance remembers of `sub`'s stream `id` (the operator ended it). */
     forget(sub: string, id: string): void {
