@@ -175,7 +175,7 @@ Stream limits (\`STREAM_LIMIT=2\`) against none, in the same run: a refresh that
 leaf (the lease written at most once a second per session and instance). req/s and p99 are medians
 over the rounds, "on vs off" the median of the rounds' own ratios; Redis commands per viewer and
 second under this load, without limits → with them, as INFO commandstats counts them (an
-`EVALSHA` and the `GET` and `SET` its script runs are three; the leaf's other command is the
+\`EVALSHA\` and the \`GET\` and \`SET\` its script runs are three; the leaf's other command is the
 revocation check of the 1-s session cache):
 
 ${table(
