@@ -5,7 +5,7 @@ import { type CdnSigners, signForCdns } from './cdn-record.ts'
 import type { TokenBackendConfig } from './config.ts'
 import { fail } from './errors.ts'
 import { signedAnswer } from './response-headers.ts'
-import { newStreamId, STREAM_RENEWAL_THROTTLE_MS, type StreamGate } from './streams/stream-gate.ts'
+import { newStreamId, type StreamGate } from './streams/stream-gate.ts'
 import { streamLimitOf } from './streams/stream-settings.ts'
 import type { TokenAppEnv } from './types.ts'
 import { type AdmissionRules, admitViewer, validateViewerQuery } from './viewer-request.ts'
@@ -70,9 +70,6 @@ export function tokenRoute({ now, audit, admission, signersOf, streams }: TokenR
             lane: 'token',
             untilMs: (request.expires + limits.graceSeconds) * 1000,
             keepUntilMs: (request.expires + limits.graceSeconds) * 1000,
-            // a refresh retried within a second (a timeout, parallel players of one page) is
-            // this instance's last renewal, not another write
-            throttleMs: STREAM_RENEWAL_THROTTLE_MS,
             status: 409,
           })
     const signed = await signForCdns(signersOf(config), request, query.format)

@@ -42,7 +42,7 @@ export interface StreamPass {
   lane: StreamLane
   untilMs: number
   keepUntilMs: number
-  /** A renewal this instance wrote less than this long ago is not written again. */
+  /** A renewal this instance wrote less than this long ago is not written again (session leaves). */
   throttleMs?: number | undefined
   /** The refusal's status: 409 (`/token`, `/session`) or 403 (a session's leaf). */
   status: StreamRefusalStatus
@@ -201,9 +201,9 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
 export type StreamGate = ReturnType<typeof streamGate>
 
 /**
- * How often, at most, one instance writes a stream's renewal (a session's leaves, a refresh
- * retried): as often as it asks whether a session was revoked. A stream evicted or ended through
- * another instance is refused within this (plus what its last token or leaf allows).
+ * How often, at most, one instance writes a playing session's renewal: as often as it asks
+ * whether the session was revoked. An evicted session is refused within this (plus a leaf's
+ * lifetime, for the CDN URL handed out just before).
  */
 export const STREAM_RENEWAL_THROTTLE_MS = REVOCATION_CACHE_MS
 

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest'
 import { asViewer, streamApp } from '../../test/streams.ts'
 import { createTokenApp } from '../app.ts'
 import type { StreamTokenRecord } from '../token-route.ts'
-import { memoryStreamStore, type StreamStore } from './stream-store.ts'
 
 // GET /token with stream limits, in workerd: memory (no bindings passed), and the
 // SessionRegistry Durable Object (the test Worker's bindings passed as the app's env).
@@ -128,29 +127,6 @@ describe('GET /token with STREAM_LIMIT=2 (reject-newest)', () => {
     })
     const malformed = await token(app, viewer(), '&stream=short')
     expect(malformed.status).toBe(400)
-  })
-})
-
-describe('GET /token: what reaches the store', () => {
-  it("a refresh retried within a second is this instance's last renewal, not another write", async () => {
-    const inner = memoryStreamStore()
-    let calls = 0
-    const streams: StreamStore = {
-      ...inner,
-      admit: (...args) => {
-        calls++
-        return inner.admit(...args)
-      },
-    }
-    const { app, clock } = streamApp({ limit: 1 }, { streams })
-    const sub = viewer()
-    const id = await started(app, sub)
-    const retries = await Promise.all([1, 2, 3].map(() => started(app, sub, `&stream=${id}`)))
-    expect(retries).toEqual([id, id, id])
-    expect(calls).toBe(1)
-    clock.ms += 1000
-    expect(await started(app, sub, `&stream=${id}`)).toBe(id)
-    expect(calls).toBe(2)
   })
 })
 
