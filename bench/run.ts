@@ -13,6 +13,7 @@ const benches = {
   sessions: 'token-worker/sessions.ts',
   mpd: 'token-worker/mpd.ts',
   'redis-leaf': 'token-worker/node-redis-leaf.ts',
+  'stream-limits': 'token-worker/stream-limits.ts',
   'multi-cdn': 'multi-cdn.ts',
   bundle: 'token-worker/bundle.ts',
   herd: 'herd.ts',

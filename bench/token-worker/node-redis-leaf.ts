@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
-import { connectRedis, type RedisClient } from '@proj/token-backend/redis'
+import { connectRedis } from '@proj/token-backend/redis'
 import autocannon from 'autocannon'
 import { median, quick, report, stamp, table } from '../report.ts'
 import { startNodeServer } from './node-server.ts'
 import { type BenchRedis, freePort, redisServerBinary, startBenchRedis } from './redis-server.ts'
+import { commandCalls, difference } from './redis-stats.ts'
 import { tokenWorkerNode } from './wrangler-build.ts'
 
 // The edge-session leaf redirect (GET /s/…/seg → 302 to the CDN) on the token worker's Node
@@ -74,22 +75,6 @@ const cpuMs = (pid: number) => {
     return Number.NaN
   }
 }
-
-/** INFO commandstats as calls per command; the INFO calls of this bench are left out. */
-const commandCalls = async (client: RedisClient) => {
-  const text = String(await client.sendCommand(['INFO', 'commandstats']))
-  const calls = new Map<string, number>()
-  for (const [, name = '', count = '0'] of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
-    if (name !== 'info') calls.set(name, Number(count))
-  return calls
-}
-
-const difference = (after: Map<string, number>, before: Map<string, number>) =>
-  new Map(
-    [...after]
-      .map(([name, calls]) => [name, calls - (before.get(name) ?? 0)] as const)
-      .filter(([, calls]) => calls > 0),
-  )
 
 /** autocannon over every session's leaf (each connection cycles through them), 302s only. */
 const load = async ({ name, base, leaves }: Target, duration: number) => {

@@ -46,6 +46,14 @@ export const PORTS = {
   redisClusterReady: 18390,
   clusterFleet: [18821, 18822, 18823],
   clusterBalancer: 18820,
+  /** The stream-limits spec: a Node instance with viewer JWTs and STREAM_LIMIT. */
+  streams: 18811,
+} as const
+
+/** The stream-limited instance: its viewers' JWT secret and their limit. */
+export const STREAMS = {
+  jwtSecret: 'e2e-stream-limits-jwt-secret-not-for-production',
+  limit: 2,
 } as const
 
 /** A fleet of the scale-out spec: three Node instances on one shared state, behind a balancer. */
@@ -223,6 +231,12 @@ export function e2eStack(): E2eService[] {
       REDIS_URL: `redis://127.0.0.1:${PORTS.redisCluster[i]}`,
       REDIS_CLUSTER: 'true',
     })),
+    // stream limits: a viewer is a JWT's sub, two streams each (the stream-limits spec)
+    nodeTokenInstance(PORTS.streams, {
+      AUTH_MODE: 'jwt',
+      JWT_SECRET: STREAMS.jwtSecret,
+      STREAM_LIMIT: String(STREAMS.limit),
+    }),
   ]
 }
 

@@ -24,7 +24,7 @@ const cdn = createCdn({
  */
 const EXPECTED_LINES = [
   /^token-backend: AUTH_MODE is "none"/,
-  /^\{"event":"(token_issued|session_issued|session_refused|session_revoked|cdn_drained|cdn_undrained)"/,
+  /^\{"event":"(token_issued|session_issued|session_refused|session_revoked|cdn_drained|cdn_undrained|stream_[a-z_]+)"/,
   /^server misconfigured: /,
   /^token-backend: JWKS fetch failed/,
   /^token-backend: the CDN answered 40[13] to a session playlist URL/,
@@ -80,6 +80,12 @@ export default defineConfig(async () => {
                   SESSION_LEAF_LIFETIME: '',
                   SESSION_ADMIN_TOKEN: 'test-admin-token-of-32-characters-ok',
                   SESSION_BASE_URL: '',
+                  STREAM_LIMIT: '',
+                  STREAM_LIMIT_POLICY: '',
+                  STREAM_LIMIT_MODE: '',
+                  STREAM_LIMIT_CLAIM: '',
+                  STREAM_GRACE: '',
+                  SESSION_STREAM_IDLE: '',
                   TEST_PRIVATE_JWK: JSON.stringify(jwks.privateJwk),
                 },
                 // a real workerd rate limiter for the binding test (never TOKEN_RATE_LIMITER

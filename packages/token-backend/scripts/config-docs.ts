@@ -16,7 +16,7 @@ import {
 export const CONFIG_DOC = join(import.meta.dirname, '../../../docs/configuration.md')
 
 /** The sections, in the doc's order. */
-export const SECTIONS: readonly VariableSection[] = ['token', 'cdns', 'sessions']
+export const SECTIONS: readonly VariableSection[] = ['token', 'cdns', 'sessions', 'streams']
 
 const HEADER = ['variable', 'required', 'default', 'in the object', 'meaning']
 

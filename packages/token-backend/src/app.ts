@@ -27,6 +27,9 @@ import type { REVOCATION_CACHE_MS } from './session/session-routes.ts'
 import { sessionRoutes } from './session/session-routes.ts'
 import type { SessionStore, STORE_OUTAGE_TRUST_MS } from './session/session-store.ts'
 import type { StoreUnavailableError } from './store-unavailable.ts'
+import { streamGate } from './streams/stream-gate.ts'
+import type { StreamStore } from './streams/stream-store.ts'
+import { streamsRoute } from './streams/streams-route.ts'
 import { tokenRoute } from './token-route.ts'
 import type { TokenAppEnv, TokenAppEnvOf } from './types.ts'
 import { type ConnectionAddress, viewerAddresses } from './viewer-address.ts'
@@ -71,6 +74,14 @@ export interface TokenAppOptions<E extends Env = BlankEnv> {
    * store that throws {@link StoreUnavailableError} makes the request a 503 with `Retry-After`.
    */
   sessions?: SessionStore
+  /**
+   * Where viewers' streams are counted when the configuration has stream limits (`STREAM_LIMIT`):
+   * default the `SESSION_REGISTRY` Durable Object when bound, else process memory (one Node
+   * process; on Workers, one isolate). Several Node instances share `redisStreamStore(client)`
+   * (`@proj/token-backend/redis`). A store that throws {@link StoreUnavailableError} makes a new
+   * stream a 503; a stream this instance admitted plays on through a short outage.
+   */
+  streams?: StreamStore
   /**
    * The per-viewer rate limit (`RATE_LIMIT_REQUESTS` per `RATE_LIMIT_PERIOD`), made once per
    * configuration: default a counter in this process (or isolate). Give one shared by every
@@ -190,6 +201,7 @@ function backendRoutes({
   // a function of its own: console.log can be replaced (tests spy on it) after the app is made
   audit = (line) => console.log(line),
   sessions,
+  streams,
   rateLimit,
   playlists,
   fetcher,
@@ -209,6 +221,8 @@ function backendRoutes({
   // each CDN's signer, made once per configuration (Workers: once per environment object) and
   // shared by the token and session routes
   const signersOf = perEnvironment((config: TokenBackendConfig) => cdnSigners(config, digest))
+  // one ledger gate for both lanes: a viewer's streams count together
+  const gate = streamGate({ now, audit, store: streams })
   const app = new Hono<TokenAppEnv>()
   app.onError(handleError)
   app.notFound(handleNotFound)
@@ -232,7 +246,7 @@ function backendRoutes({
   app.use('/token', corsWhenCrossOrigin)
   app.use('/session', corsWhenCrossOrigin)
   return app
-    .route('/', tokenRoute({ now, audit, admission, signersOf }))
+    .route('/', tokenRoute({ now, audit, admission, signersOf, streams: gate }))
     .route(
       '/',
       sessionRoutes({
@@ -243,9 +257,11 @@ function backendRoutes({
         playlists,
         fetcher,
         cdnHealth,
+        streams: gate,
         ...admission,
       }),
     )
+    .route('/', streamsRoute({ now, gate }))
     .route('/', readOnlyRoutes())
     .all('*', function notFoundUnderPrefix(c, next) {
       // Mounted under a prefix, the parent's notFound would answer its own shape: everything

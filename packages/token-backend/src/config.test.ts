@@ -11,6 +11,7 @@ import {
 
 const app = createTokenApp({ now: () => NOW_MS })
 const SECRET = 'test-secret'
+const SIGNING = { clientId: '1', secretKey: 's', cdnDomain: 'a.test', cdnDomainIp: 'b.test' }
 
 describe('configFromEnv', () => {
   it('reads the documented defaults', () => {
@@ -323,6 +324,50 @@ describe('tokenConfig: the configuration as an object', () => {
   })
 })
 
+describe('stream limits (STREAM_*)', () => {
+  const jwt = { AUTH_MODE: 'jwt', JWT_SECRET: 'j'.repeat(32) }
+
+  it('are off unless STREAM_LIMIT is set, and take the documented defaults', () => {
+    expect(configFromEnv(testEnv({ ...jwt, STREAM_LIMIT_POLICY: 'evict-oldest' })).streams).toBe(
+      undefined,
+    )
+    expect(configFromEnv(testEnv({ ...jwt, STREAM_LIMIT: '2' })).streams).toEqual({
+      limit: 2,
+      policy: 'reject-newest',
+      mode: 'enforce',
+      claim: 'max_streams',
+      graceSeconds: 30,
+      sessionIdleSeconds: 60,
+    })
+  })
+
+  it('need a viewer identity: refused with AUTH_MODE=none, unless the app has its own authorizer', () => {
+    const none = testEnv({ AUTH_MODE: 'none', STREAM_LIMIT: '2' })
+    expect(() => configFromEnv(none)).toThrow(
+      new ConfigError(
+        'STREAM_LIMIT',
+        'needs a viewer identity: JWT or an authorizer (AUTH_MODE=jwt, or your own authorize)',
+      ),
+    )
+    expect(() =>
+      tokenConfig({ signing: SIGNING, auth: { mode: 'none' }, streams: { limit: 2 } }),
+    ).toThrow(/config\.streams\.limit needs a viewer identity/)
+    expect(configFromEnv(none, { customAuthorizer: true }).streams?.limit).toBe(2)
+  })
+
+  it.each([
+    ['STREAM_LIMIT', '0', 'must be a whole number of streams per viewer, 1 or more'],
+    ['STREAM_LIMIT_POLICY', 'newest', 'must be "reject-newest" (default) or "evict-oldest"'],
+    ['STREAM_LIMIT_MODE', 'dry-run', 'must be "enforce" (default) or "log"'],
+    ['STREAM_GRACE', '-1', 'must be a whole number of seconds from 0 to 3600'],
+    ['SESSION_STREAM_IDLE', '1', 'must be a whole number of seconds from 5 to 3600'],
+  ])('%s=%s is refused: %s', (variable, value, message) => {
+    expect(() => configFromEnv(testEnv({ ...jwt, STREAM_LIMIT: '2', [variable]: value }))).toThrow(
+      message,
+    )
+  })
+})
+
 describe('one table, two forms: the variables and the object read alike', () => {
   const signing = { clientId: '1', secretKey: 's', cdnDomain: 'a.test', cdnDomainIp: 'b.test' }
   const NONE = { mode: 'none' } as const
@@ -365,6 +410,12 @@ describe('one table, two forms: the variables and the object read alike', () => 
       SESSION_ADMIN_TOKEN: admin,
       SESSION_BASE_URL: 'https://tokens.test/',
       REDIS_URL: 'redis://cache.test:6379/0',
+      STREAM_LIMIT: '3',
+      STREAM_LIMIT_POLICY: 'evict-oldest',
+      STREAM_LIMIT_MODE: 'log',
+      STREAM_LIMIT_CLAIM: 'plan_streams',
+      STREAM_GRACE: '0',
+      SESSION_STREAM_IDLE: '90',
     })
     const fromObject = tokenConfig({
       signing: { ...signing, scheme: 'http', maxLifetimeSeconds: 600 },
@@ -400,8 +451,17 @@ describe('one table, two forms: the variables and the object read alike', () => 
         baseUrl: 'https://tokens.test/',
       },
       redis: { url: 'redis://cache.test:6379/0' },
+      streams: {
+        limit: 3,
+        policy: 'evict-oldest',
+        mode: 'log',
+        claim: 'plan_streams',
+        graceSeconds: 0,
+        sessionIdleSeconds: 90,
+      },
     })
     expect(fromObject).toEqual(fromEnv)
+    expect(fromEnv.streams?.graceSeconds).toBe(0)
     expect(fromEnv.session?.baseUrl).toBe('https://tokens.test')
     // a validated configuration reads as itself
     expect(tokenConfig(fromEnv)).toEqual(fromEnv)

@@ -6,25 +6,45 @@ import { answerHeaders } from './response-headers.ts'
 import { StoreUnavailableError } from './store-unavailable.ts'
 import type { TokenAppEnv } from './types.ts'
 
-/** Every error the worker sends has this one shape. */
+/**
+ * Every error the worker sends has this one shape: `error` for people, and for a refusal a
+ * program acts on (a stream limit), a `code` and what it needs beside it.
+ */
 export interface ErrorBody {
   error: string
+  /** A refusal's machine-readable kind (`stream_limit`, `stream_ended`); absent on the others. */
+  code?: string
 }
+
+/** What a refusal carries beside its message, by the exception that carries it. */
+const details = new WeakMap<HTTPException, { code: string } & Record<string, unknown>>()
 
 /**
  * Throws the `{error}` response for `status`: handlers and hooks call this, `onError` renders it.
+ * `extra` (a `code` and its fields) goes into the body after `error`.
  *
  * @example
  * ```ts
  * if (!video) fail(400, 'video is required')
+ * fail(409, 'stream limit reached: 2 of 2 streams are playing', { code: 'stream_limit', limit: 2 })
  * ```
  */
-export function fail(status: ContentfulStatusCode, message: string): never {
-  throw new HTTPException(status, { message })
+export function fail(
+  status: ContentfulStatusCode,
+  message: string,
+  extra?: { code: string } & Record<string, unknown>,
+): never {
+  const error = new HTTPException(status, { message })
+  if (extra !== undefined) details.set(error, extra)
+  throw error
 }
 
-const render = (c: Context<TokenAppEnv>, status: ContentfulStatusCode, error: string) =>
-  c.json<ErrorBody, ContentfulStatusCode>({ error }, status, answerHeaders(c))
+const render = (
+  c: Context<TokenAppEnv>,
+  status: ContentfulStatusCode,
+  error: string,
+  extra?: Record<string, unknown>,
+) => c.json<ErrorBody, ContentfulStatusCode>({ error, ...extra }, status, answerHeaders(c))
 
 /**
  * The app's single `onError`: HTTP errors keep their status and message (and a JWT challenge
@@ -45,7 +65,12 @@ export function handleError(err: Error, c: Context<TokenAppEnv>): Response {
       const value = err.res?.headers.get(name)
       if (value) c.header(name, value)
     }
-    return render(c, err.status as ContentfulStatusCode, err.message || 'request failed')
+    return render(
+      c,
+      err.status as ContentfulStatusCode,
+      err.message || 'request failed',
+      details.get(err),
+    )
   }
   if (err instanceof StoreUnavailableError) {
     c.header('Retry-After', String(err.retryAfter))

@@ -70,6 +70,8 @@ export {
 } from './session/session-store.ts'
 export type { SessionClaims } from './session/session-token.ts'
 export { StoreUnavailableError } from './store-unavailable.ts'
+export * from './streams/index.ts'
+export type { StreamTokenRecord } from './token-route.ts'
 export type {
   TokenAppBindings,
   TokenAppEnv,

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeAddresses, fetchFrom } from '../test/from-address.ts'
 import { type RedisCluster, startRedisCluster } from '../test/redis-cluster.ts'
 import { freePort, type RedisServer, startRedisServer } from '../test/redis-server.ts'
+import { asViewer, streamConfig } from '../test/streams.ts'
 import { ConfigError, configFromEnv, type TokenConfigInput, tokenConfig } from './config.ts'
 import { REDIS_START_TIMEOUT_MS, type ServeTokenAppOptions, serveTokenApp } from './node.ts'
 
@@ -123,6 +124,21 @@ describe('serveTokenApp with REDIS_URL: instances share their sessions', {
       for (const base of [a.base, b.base, a.base, b.base])
         statuses.push((await fetchFrom('127.0.0.23', `${base}token?video=demo`)).status)
       expect(statuses).toEqual([200, 200, 200, 429])
+    } finally {
+      await Promise.all([a.stop(), b.stop()])
+    }
+  })
+
+  it("counts one viewer's streams across the instances (STREAM_LIMIT)", async () => {
+    const limited = { ...streamConfig({ limit: 2 }), redis: { url: redisUrl() } }
+    const a = await instance({ config: limited })
+    const b = await instance({ config: limited })
+    try {
+      const init = await asViewer(`scale-out-${Date.now()}`)
+      const statuses = []
+      for (const base of [a.base, b.base, a.base])
+        statuses.push((await fetch(`${base}token?video=demo`, init)).status)
+      expect(statuses).toEqual([200, 200, 409])
     } finally {
       await Promise.all([a.stop(), b.stop()])
     }

@@ -126,7 +126,8 @@ export interface ServeTokenAppOptions extends Omit<TokenAppOptions, 'config'> {
  * one throws a {@link ConfigError} naming the variable (or field), never its value. SIGTERM and
  * SIGINT stop it gracefully and exit 0 (see {@link ServeTokenAppOptions.signals}).
  *
- * With `REDIS_URL` (`config.redis.url`), several instances share their sessions and rate limits:
+ * With `REDIS_URL` (`config.redis.url`), several instances share their sessions, rate limits and
+ * viewers' streams:
  * it connects first (within {@link REDIS_START_TIMEOUT_MS}; else `onStopped(1)`, or the server's
  * `error` event without `signals`, the message free of the URL), listens after, and closes the
  * connection when the server closes. Without it, and counted as one of several instances
@@ -195,7 +196,7 @@ export function serveTokenApp(
   if (redis === undefined) {
     if (several && holdsState(valid))
       log(
-        'several instances without REDIS_URL: session revocations, the networks counted per session and rate limits are per process, so each instance enforces its own; set REDIS_URL to share them',
+        'several instances without REDIS_URL: session revocations, the networks counted per session, rate limits and stream limits are per process, so each instance enforces its own; set REDIS_URL to share them',
       )
     fetchWith = appOf({}).fetch
     listen()
@@ -215,6 +216,7 @@ export function serveTokenApp(
       fetchWith = appOf({
         sessions: options.sessions ?? shared,
         rateLimit: options.rateLimit ?? ((limit) => stores.redisLimit(client, limit)),
+        streams: options.streams ?? stores.redisStreamStore(client),
       }).fetch
       listen()
     },
@@ -267,8 +269,8 @@ function scaledOut(instances: number): boolean {
 }
 
 /** Whether the app keeps anything per process that several instances would need to share. */
-function holdsState({ session, rateLimit }: TokenBackendConfig): boolean {
-  return session !== undefined || rateLimit.requests !== undefined
+function holdsState({ session, rateLimit, streams }: TokenBackendConfig): boolean {
+  return session !== undefined || rateLimit.requests !== undefined || streams !== undefined
 }
 
 /**

@@ -3,7 +3,10 @@ import { Hono } from 'hono/tiny'
 import { type AuditSink, issuedToken } from './audit-log.ts'
 import { type CdnSigners, signForCdns } from './cdn-record.ts'
 import type { TokenBackendConfig } from './config.ts'
+import { fail } from './errors.ts'
 import { signedAnswer } from './response-headers.ts'
+import { newStreamId, type StreamGate } from './streams/stream-gate.ts'
+import { streamLimitOf } from './streams/stream-settings.ts'
 import type { TokenAppEnv } from './types.ts'
 import { type AdmissionRules, admitViewer, validateViewerQuery } from './viewer-request.ts'
 
@@ -14,11 +17,25 @@ export interface TokenRouteOptions {
   admission: AdmissionRules
   /** Every CDN's signer of a configuration, made once per configuration (one CDN: a list of one). */
   signersOf: (config: TokenBackendConfig) => CdnSigners
+  /** The stream ledger's gate, used when the configuration has stream limits. */
+  streams: StreamGate
+}
+
+/** The record of `GET /token` with stream limits on: the stream it belongs to after the rest. */
+export type StreamTokenRecord = TokenRecord & { stream?: string }
+
+/**
+ * The viewer a stream is counted for: the JWT's `sub` (or what your authorizer set). Stream
+ * limits on and no subject: refused, since an address is not a viewer.
+ */
+export function streamViewer(subject: string | undefined): string {
+  return subject ?? fail(403, 'stream limits need a viewer identity: a JWT with a sub claim')
 }
 
 /**
- * `GET /token?video=…[&type=vod][&expire=…][&client_ip=…][&format=hls|dash]`: the query validated (400), the
- * viewer admitted (authorization 401/403, rate limit 429), the record of spec 2.11 signed for
+ * `GET /token?video=…[&type=vod][&expire=…][&client_ip=…][&format=hls|dash][&stream=…]`: the query validated (400), the
+ * viewer admitted (authorization 401/403, rate limit 429), with stream limits the stream admitted
+ * or renewed (409 `stream_limit` / `stream_ended`, and `stream` after the record's fields), the record of spec 2.11 signed for
  * every CDN of the configuration (`cdns` after the six fields when there are several; with
  * `format=dash` every URL names `manifest.mpd` instead of `master.m3u8`), one audit
  * line, answered with `Cache-Control: no-store` and `Date` set to the signing clock.
@@ -28,7 +45,7 @@ export interface TokenRouteOptions {
  * app.route('/', tokenRoute({ now: Date.now, audit, admission, signersOf }))
  * ```
  */
-export function tokenRoute({ now, audit, admission, signersOf }: TokenRouteOptions) {
+export function tokenRoute({ now, audit, admission, signersOf, streams }: TokenRouteOptions) {
   return new Hono<TokenAppEnv>().get('/token', validateViewerQuery, async function issueToken(c) {
     const config = c.get('tokenConfig')
     // one reading of the clock: the record, its audit line and the Date header agree
@@ -40,7 +57,24 @@ export function tokenRoute({ now, audit, admission, signersOf }: TokenRouteOptio
       { video: query.video, type: query.type, expire: query.expire, clientIp: viewer.clientIp },
       Math.floor(nowMs / 1000),
     )
-    const record = await signForCdns(signersOf(config), request, query.format)
+    // stream limits: admitted (or renewed) before anything is signed
+    const limits = config.streams
+    const stream =
+      limits === undefined
+        ? undefined
+        : await streams.pass(c, limits, {
+            sub: streamViewer(viewer.subject),
+            limit: streamLimitOf(limits, c.get('jwtPayload')),
+            id: query.stream,
+            newId: newStreamId(),
+            lane: 'token',
+            untilMs: (request.expires + limits.graceSeconds) * 1000,
+            keepUntilMs: (request.expires + limits.graceSeconds) * 1000,
+            status: 409,
+          })
+    const signed = await signForCdns(signersOf(config), request, query.format)
+    const record: StreamTokenRecord =
+      stream === undefined ? signed : { ...signed, stream: stream.id }
     // one structured line per issued token (Workers: observability logs; Node: stdout)
     audit(
       JSON.stringify(
@@ -53,6 +87,6 @@ export function tokenRoute({ now, audit, admission, signersOf }: TokenRouteOptio
         }),
       ),
     )
-    return signedAnswer<TokenRecord>(c, record, nowMs)
+    return signedAnswer<StreamTokenRecord>(c, record, nowMs)
   })
 }

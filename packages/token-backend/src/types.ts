@@ -2,14 +2,18 @@ import type { Env } from 'hono'
 import type { RequestIdVariables } from 'hono/request-id'
 import type { TokenBackendConfig, TokenBackendEnv } from './config.ts'
 import type { RateLimiter } from './rate-limit.ts'
-import type { SessionRegistryNamespace } from './session/durable-session-store.ts'
+import type { SessionRegistryStub } from './session/durable-session-store.ts'
+import type { StreamRegistryStub } from './streams/durable-stream-store.ts'
 
 /** The bindings the token app reads when they are there: its variables, and two Workers bindings. */
 export type TokenAppBindings = TokenBackendEnv & {
   /** Workers Rate Limiting binding (`ratelimits` in wrangler.jsonc); optional. */
   TOKEN_RATE_LIMITER?: RateLimiter
-  /** The `SessionRegistry` Durable Object namespace (sessions' deny list); optional. */
-  SESSION_REGISTRY?: SessionRegistryNamespace
+  /**
+   * The `SessionRegistry` Durable Object namespace (sessions' deny list, viewers' streams);
+   * optional.
+   */
+  SESSION_REGISTRY?: { getByName(name: string): SessionRegistryStub & StreamRegistryStub }
 }
 
 /** The per-request variables the token app sets. */

@@ -14,6 +14,7 @@ import {
   type SettingRule,
 } from '@proj/signing/config'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
+import type { StreamSettings } from '../streams/stream-settings.ts'
 import type { SettingSource } from './sources.ts'
 import type {
   AuthConfig,
@@ -214,6 +215,36 @@ function readRedis(source: SettingSource, read: Read): RedisConfig | undefined {
 }
 
 /**
+ * Stream limits, when `STREAM_LIMIT` is set: counted per viewer, so they need one (a JWT's `sub`
+ * or your authorizer's); an address is not a viewer.
+ */
+function readStreams(
+  source: SettingSource,
+  read: Read,
+  auth: AuthConfig | undefined,
+  customAuthorizer: boolean,
+): StreamSettings | undefined {
+  const limit = read('STREAM_LIMIT')
+  const settings = {
+    policy: read('STREAM_LIMIT_POLICY'),
+    mode: read('STREAM_LIMIT_MODE'),
+    claim: read('STREAM_LIMIT_CLAIM'),
+    graceSeconds: read('STREAM_GRACE'),
+    sessionIdleSeconds: read('SESSION_STREAM_IDLE'),
+  }
+  if (limit === undefined) return undefined
+  if (auth?.mode !== 'jwt' && !customAuthorizer)
+    throw source.error(
+      'STREAM_LIMIT',
+      `needs a viewer identity: JWT or an authorizer (${source.name('AUTH_MODE')}=jwt, or your own authorize)`,
+    )
+  return { limit, ...settings }
+}
+
+const redisOf = (url: string | undefined): RedisConfig | undefined =>
+  url === undefined ? undefined : { url }
+
+/**
  * Validates a configuration from `source`, failing on the first bad setting, in the order the
  * variables have always been read.
  *
@@ -237,7 +268,7 @@ export function buildConfig(
       'IP_HEADERS',
       `cannot be combined with ${source.name('TRUSTED_PROXIES')}: choose one (${source.name('TRUSTED_PROXIES')} reads X-Forwarded-For from the proxies it lists; ${source.name('IP_HEADERS')} trusts its headers from anyone)`,
     )
-  return {
+  const config = {
     signing,
     primaryCdn,
     cdns,
@@ -252,4 +283,5 @@ export function buildConfig(
     ]),
     redis: readRedis(source, read),
   }
+  return { ...config, streams: readStreams(source, read, config.auth, customAuthorizer) }
 }

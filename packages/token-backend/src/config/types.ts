@@ -2,6 +2,7 @@ import type { CdnSignerFactory, SigningConfig } from '@proj/signing'
 import type { CdnConfig, PrimaryCdnConfig } from '@proj/signing/config'
 import type { AsymmetricAlgorithm, SymmetricAlgorithm } from 'hono/utils/jwt/jwa'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
+import type { StreamSettings } from '../streams/stream-settings.ts'
 import type { ConfigVariable } from './variables.ts'
 
 /** The backend's environment: `wrangler.jsonc` vars, secrets and `.dev.vars`, or `process.env` on Node. */
@@ -108,6 +109,11 @@ export interface TokenBackendConfig<Auth extends AuthConfig | undefined = AuthCo
    * (its sessions live in a Durable Object).
    */
   redis: RedisConfig | undefined
+  /**
+   * Stream limits (`STREAM_LIMIT` and the variables beside it): how many streams one viewer may
+   * play at once. `undefined`: none, and every answer is what it was without them.
+   */
+  streams: StreamSettings | undefined
 }
 
 /** How a configuration is read: what the app around it does itself. */
@@ -159,6 +165,11 @@ export interface TokenConfigInput {
   session?: (Partial<SessionConfig> & { secret: string }) | undefined
   /** `undefined`: no shared state, each Node process keeps its own (`REDIS_URL`). */
   redis?: RedisConfig | undefined
+  /**
+   * Stream limits: `limit` required, the rest with the defaults of `STREAM_DEFAULTS`. Needs a
+   * viewer identity: `auth` in `jwt` mode, or your own `authorize`. `undefined`: no limits.
+   */
+  streams?: (Partial<StreamSettings> & { limit: number }) | undefined
   /**
    * The primary CDN's (`signing`'s) id (`CDN_ID`, default `primary`), priority (`CDN_PRIORITY`,
    * default 0, lower is preferred) and signer (default `secure_link`, {@link CdnSignerFactory}).

@@ -2,7 +2,7 @@
 import type { SettingRule } from '@proj/signing/config'
 
 /** Which part of the documentation a variable belongs to. */
-export type VariableSection = 'token' | 'cdns' | 'sessions'
+export type VariableSection = 'token' | 'cdns' | 'sessions' | 'streams'
 
 /** What docs/configuration.md says of a variable. */
 export interface VariableDoc {

@@ -15,6 +15,7 @@ import {
 import { AUTH_VARIABLES } from './auth-variables.ts'
 import { booleanRule, isOrigin, isUrlOf, listRule } from './rules.ts'
 import { SESSION_VARIABLES } from './session-variables.ts'
+import { STREAM_VARIABLES } from './stream-variables.ts'
 import { spec, type VariableDoc } from './variable-spec.ts'
 
 export { ASYMMETRIC, SYMMETRIC } from './auth-variables.ts'
@@ -189,6 +190,7 @@ export const CONFIG_VARIABLES = {
     },
   }),
   ...SESSION_VARIABLES,
+  ...STREAM_VARIABLES,
 } as const
 
 /** Every variable the backend reads (but those of each further CDN). */

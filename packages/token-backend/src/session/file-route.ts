@@ -4,6 +4,7 @@ import { Hono } from 'hono/tiny'
 import type { SessionConfig } from '../config.ts'
 import { mountPrefix } from '../mount.ts'
 import { answerHeaders } from '../response-headers.ts'
+import { STREAM_RENEWAL_THROTTLE_MS } from '../streams/stream-gate.ts'
 import type { TokenAppEnv } from '../types.ts'
 import type { CdnFailureReport } from './cdn-health.ts'
 import { sessionMpd } from './mpd/session-mpd.ts'
@@ -20,7 +21,8 @@ const MPD_TYPE = 'application/dash+xml'
 
 /**
  * The session's claims once every check passed: signature and expiry (403/410), account and
- * video, network binding, revocation (403); each refusal audited once.
+ * video, network binding, revocation (403); each refusal audited once. With stream limits, the
+ * session's stream renewed (403 `stream_ended` / `stream_limit` as JSON).
  */
 async function admittedSession(
   c: Context<TokenAppEnv>,
@@ -73,6 +75,23 @@ async function admittedSession(
       )
   }
   if (await store.isRevoked(claims)) refused('session revoked', 'revoked')
+  // a session is a stream of its viewer: each leaf renews it (at most one write a second per
+  // instance); an evicted or ended one is refused, an idle one comes back if there is room
+  const limits = config.streams
+  if (limits !== undefined && claims.sub !== undefined) {
+    const nowMs = lane.now()
+    await lane.streams.pass(c, limits, {
+      sub: claims.sub,
+      limit: claims.lim ?? limits.limit,
+      id: claims.sid,
+      newId: claims.sid,
+      lane: 'session',
+      untilMs: nowMs + limits.sessionIdleSeconds * 1000,
+      keepUntilMs: claims.exp * 1000,
+      throttleMs: STREAM_RENEWAL_THROTTLE_MS,
+      status: 403,
+    })
+  }
   return claims
 }
 

@@ -4,6 +4,8 @@ import { Hono } from 'hono/tiny'
 import { fail } from '../errors.ts'
 import { mountPrefix } from '../mount.ts'
 import { signedAnswer } from '../response-headers.ts'
+import { streamLimitOf } from '../streams/stream-settings.ts'
+import { streamViewer } from '../token-route.ts'
 import type { TokenAppEnv } from '../types.ts'
 import { admitViewer, validateViewerQuery } from '../viewer-request.ts'
 import { sessionNetwork } from './network.ts'
@@ -25,7 +27,8 @@ const newSessionId = () =>
 
 /**
  * `GET /session?video=&type=[&expire=][&client_ip=][&format=hls|dash]`: checked exactly as `GET /token` (query,
- * authorization, rate limit), answered `{session_url, expires}` with an audit line. A refused
+ * authorization, rate limit), with stream limits admitted as a stream of its viewer (409 when
+ * over the limit), answered `{session_url, expires}` with an audit line. A refused
  * issuance is audited too, once per caller and reason.
  *
  * @example
@@ -33,7 +36,7 @@ const newSessionId = () =>
  * app.route('/', issueRoute(sessionLane(options)))
  * ```
  */
-export function issueRoute({ now, audit, admission, noteRefusal }: SessionLane) {
+export function issueRoute({ now, audit, admission, noteRefusal, streams }: SessionLane) {
   return new Hono<TokenAppEnv>().get('/session', validateViewerQuery, async function issue(c) {
     const config = c.get('tokenConfig')
     const session = sessionsOf(config)
@@ -58,6 +61,8 @@ export function issueRoute({ now, audit, admission, noteRefusal }: SessionLane) 
     if (exp <= nowSeconds) fail(400, 'expire is in the past')
     const { clientIp, subject } = viewer
     const net = sessionNetwork(clientIp, session.binding)
+    const limits = config.streams
+    const limit = limits === undefined ? undefined : streamLimitOf(limits, c.get('jwtPayload'))
     const claims: SessionClaims = {
       cid: config.signing.clientId,
       video: query.video,
@@ -68,7 +73,20 @@ export function issueRoute({ now, audit, admission, noteRefusal }: SessionLane) 
       bind: session.binding,
       ...(net !== undefined && { net }),
       ...(subject !== undefined && { sub: subject }),
+      ...(limit !== undefined && { lim: limit }),
     }
+    // a session is a stream: admitted (or refused, or the oldest evicted) before it is signed
+    if (limits !== undefined && limit !== undefined)
+      await streams.pass(c, limits, {
+        sub: streamViewer(subject),
+        limit,
+        id: undefined,
+        newId: claims.sid,
+        lane: 'session',
+        untilMs: nowMs + limits.sessionIdleSeconds * 1000,
+        keepUntilMs: exp * 1000,
+        status: 409,
+      })
     const credential = await signSession(claims, session.secret)
     // under the prefix the app is routed at (parent.route('/video', app)): the files are there
     const base = sessionBase(c.req.url, mountPrefix(c), session.baseUrl)

@@ -4,6 +4,7 @@ import type { CdnSigners } from '../cdn-record.ts'
 import type { SessionConfig, TokenBackendConfig } from '../config.ts'
 import { fail } from '../errors.ts'
 import { LruMap } from '../lru.ts'
+import type { StreamGate } from '../streams/stream-gate.ts'
 import type { TokenAppEnv } from '../types.ts'
 import type { AdmissionRules } from '../viewer-request.ts'
 import { cachedSessionStore, REVOCATION_CACHE_MS } from './cached-session-store.ts'
@@ -40,6 +41,8 @@ export interface SessionRouteOptions extends AdmissionRules {
   fetcher: typeof fetch | undefined
   /** How sessions fail over between several CDNs; default {@link CDN_HEALTH_DEFAULTS}. */
   cdnHealth?: Partial<CdnHealthPolicy> | undefined
+  /** The stream ledger's gate (shared with `/token`: a viewer's streams count together). */
+  streams: StreamGate
 }
 
 /** A refusal's audit line, without what the log adds (event, time, request ID). */
@@ -82,6 +85,7 @@ export function sessionLane({
   playlists,
   fetcher,
   cdnHealth,
+  streams,
   ...admission
 }: SessionRouteOptions) {
   const stores = new WeakMap<object, SessionStore>()
@@ -103,6 +107,7 @@ export function sessionLane({
     now,
     audit,
     admission,
+    streams,
     sessions: verifiedSessions(),
     upstream: upstreamPlaylists(
       playlists ??

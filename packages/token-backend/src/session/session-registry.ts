@@ -1,9 +1,12 @@
 import { DurableObject } from 'cloudflare:workers'
+import * as ledger from '../streams/stream-ledger.ts'
 
 /**
  * The Durable Object behind `durableSessionStore`: one instance per session (`session:<sid>`)
  * and one per viewer (`viewer:<sub>`), so no single object sees every request; one more
- * (`cdns`) keeps the CDNs the operator drained. Each keeps a few
+ * (`cdns`) keeps the CDNs the operator drained. A viewer's object also counts their active
+ * streams (`durableStreamStore`): one object per viewer admits one request at a time, so a
+ * limit is exact however many isolates ask. Each keeps a few
  * keys in its own SQLite storage and deletes them all at an alarm once nothing can need them.
  * Export it from the worker's entry (`export { SessionRegistry } from '@proj/token-backend/session-registry'`).
  *
@@ -48,8 +51,39 @@ export class SessionRegistry extends DurableObject {
     await this.ctx.storage.put('drained', drained ? [...before, cdn] : before)
   }
 
+  /** Admits or renews one stream of this viewer (`admitStream` of the stream ledger). */
+  async admitStream(request: ledger.StreamRequest): Promise<ledger.StreamVerdict> {
+    // no await between the read and the write but storage's own: the input gate keeps every
+    // other request of this viewer out meanwhile, so the check and the record are one step
+    const { state, verdict } = ledger.admitStream(await this.#streams(), request)
+    // a refusal changes nothing: no write
+    if (verdict.kind === 'renewed' || verdict.kind === 'admitted') await this.#saveStreams(state)
+    return verdict
+  }
+
+  /** This viewer's active streams at `nowMs`, oldest first. */
+  async activeStreams(nowMs: number): Promise<ledger.StreamLease[]> {
+    return ledger.pruneStreams(await this.#streams(), nowMs).streams
+  }
+
+  /** Ends one stream of this viewer (`id`) or all; how many were active. */
+  async endStream(id: string | undefined, nowMs: number): Promise<number> {
+    const { state, ended } = ledger.endStreams(await this.#streams(), id, nowMs)
+    if (ended > 0) await this.#saveStreams(state)
+    return ended
+  }
+
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll()
+  }
+
+  async #streams(): Promise<ledger.ViewerStreams> {
+    return (await this.ctx.storage.get<ledger.ViewerStreams>('streams')) ?? ledger.NO_STREAMS
+  }
+
+  async #saveStreams(state: ledger.ViewerStreams) {
+    await this.ctx.storage.put('streams', state)
+    await this.#keepUntil(Math.ceil(ledger.keptUntil(state) / 1000))
   }
 
   async #keepUntil(untilSeconds: number) {

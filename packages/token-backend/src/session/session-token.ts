@@ -20,6 +20,11 @@ export interface SessionClaims {
   net?: string
   /** The viewer JWT's subject, when there was one: revoking it revokes all its sessions. */
   sub?: string
+  /**
+   * The viewer's stream limit when the session was issued with stream limits on (their JWT's
+   * claim, or the configuration's): what an idle session coming back is counted against.
+   */
+  lim?: number
 }
 
 const claimsSchema = v.object({
@@ -32,6 +37,7 @@ const claimsSchema = v.object({
   bind: v.picklist(['none', 'prefix', 'ip']),
   net: v.optional(v.string()),
   sub: v.optional(v.string()),
+  lim: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 })
 
 /**

@@ -1,0 +1,148 @@
+import type { StreamLease, StreamVerdict } from '../streams/stream-ledger.ts'
+import type { StreamStore } from '../streams/stream-store.ts'
+import {
+  DEFAULT_TIMEOUT_MS,
+  type RedisCommandClient,
+  redisScript,
+  runScript,
+} from './redis-command.ts'
+import type { RedisStoreOptions } from './redis-session-store.ts'
+
+// The rules of streams/stream-ledger.ts in Lua, over one key per viewer holding their record as
+// JSON ({streams, ended}), so that each operation is one script on one key: atomic, and on Redis
+// Cluster in one slot (the key is `{streams:<sub>}` under the prefix). The key lives until the
+// last thing in it is needed (PXAT). `until` is a Lua keyword: those fields are read by index.
+const LEDGER = `
+local function load(key, now)
+  local raw = redis.call('GET', key)
+  local state = raw and cjson.decode(raw) or {}
+  local streams, ended = {}, {}
+  for _, s in ipairs(state.streams or {}) do
+    if s.expiresAt > now then streams[#streams + 1] = s end
+  end
+  for _, e in ipairs(state.ended or {}) do
+    if e['until'] > now then ended[#ended + 1] = e end
+  end
+  return streams, ended
+end
+local function save(key, streams, ended, now)
+  local keep = 0
+  for _, s in ipairs(streams) do keep = math.max(keep, s.keepUntil) end
+  for _, e in ipairs(ended) do keep = math.max(keep, e['until']) end
+  if keep <= now then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, cjson.encode({streams = streams, ended = ended}), 'PXAT', keep)
+  end
+end
+`
+
+// KEYS[1] the viewer's record; ARGV[1] the StreamRequest as JSON. Returns the verdict as JSON.
+const ADMIT = redisScript(`${LEDGER}
+local r = cjson.decode(ARGV[1])
+local now = r.nowMs
+local streams, ended = load(KEYS[1], now)
+if r.id then
+  for _, e in ipairs(ended) do
+    if e.id == r.id then return cjson.encode({kind = 'ended', reason = e.reason}) end
+  end
+  for _, s in ipairs(streams) do
+    if s.id == r.id then
+      s.lastSeenAt = math.max(s.lastSeenAt, now)
+      s.expiresAt = math.max(s.expiresAt, r.untilMs)
+      s.keepUntil = math.max(s.keepUntil, r.keepUntilMs)
+      save(KEYS[1], streams, ended, now)
+      return cjson.encode({kind = 'renewed', lease = s})
+    end
+  end
+end
+local lease = {id = r.newId, lane = r.lane, startedAt = now, lastSeenAt = now,
+  expiresAt = r.untilMs, keepUntil = math.max(r.untilMs, r.keepUntilMs)}
+local others = {}
+for _, s in ipairs(streams) do
+  if s.id ~= lease.id then others[#others + 1] = s end
+end
+local full = #others >= r.limit
+if full and r.mode == 'enforce' and r.policy == 'reject-newest' then
+  return cjson.encode({kind = 'refused', active = others})
+end
+local evict = full and r.mode == 'enforce'
+local count = evict and (#others - r.limit + 1) or 0
+local kept, evicted = {}, nil
+for i, s in ipairs(others) do
+  if i <= count then
+    ended[#ended + 1] = {id = s.id, reason = 'evicted', ['until'] = s.keepUntil}
+    evicted = s
+  else
+    kept[#kept + 1] = s
+  end
+end
+kept[#kept + 1] = lease
+save(KEYS[1], kept, ended, now)
+return cjson.encode({kind = 'admitted', lease = lease, evicted = evicted,
+  wouldRefuse = full and not evict, active = #kept})
+`)
+
+// KEYS[1] the viewer's record; ARGV[1] now (ms). The active streams as JSON.
+const LIST = redisScript(`${LEDGER}
+local streams = load(KEYS[1], tonumber(ARGV[1]))
+return cjson.encode(streams)
+`)
+
+// KEYS[1] the viewer's record; ARGV: now (ms), the stream's id ('' for all). How many ended.
+const END = redisScript(`${LEDGER}
+local now = tonumber(ARGV[1])
+local streams, ended = load(KEYS[1], now)
+local kept, count = {}, 0
+for _, s in ipairs(streams) do
+  if ARGV[2] == '' or s.id == ARGV[2] then
+    ended[#ended + 1] = {id = s.id, reason = 'ended', ['until'] = s.keepUntil}
+    count = count + 1
+  else
+    kept[#kept + 1] = s
+  end
+end
+if count > 0 then save(KEYS[1], kept, ended, now) end
+return count
+`)
+
+/** Lua's cjson writes an empty array as `{}`. */
+const leases = (value: unknown): StreamLease[] => (Array.isArray(value) ? value : [])
+
+/**
+ * The stream ledger in Redis, shared by every instance of the backend: each viewer's streams in
+ * one key, `<prefix>{streams:<sub>}` (its own hash tag: Redis Cluster keeps it in one slot),
+ * changed only by Lua scripts that apply the ledger's rules in one step, so twenty starts at once
+ * on three instances admit exactly the limit. Every call waits at most `timeoutMs`, then throws
+ * `StoreUnavailableError`.
+ *
+ * @example
+ * ```ts
+ * import { connectRedis, redisStreamStore } from '@proj/token-backend/redis'
+ *
+ * const client = await connectRedis('redis://127.0.0.1:6379')
+ * const app = createTokenApp({ config, streams: redisStreamStore(client) })
+ * ```
+ */
+export function redisStreamStore(
+  client: RedisCommandClient,
+  { prefix = 'token-backend:', timeoutMs = DEFAULT_TIMEOUT_MS }: RedisStoreOptions = {},
+): StreamStore {
+  const key = (sub: string) => [`${prefix}{streams:${sub}}`]
+  return {
+    async admit(sub, request) {
+      const reply = await runScript(client, ADMIT, key(sub), [JSON.stringify(request)], timeoutMs)
+      const verdict = JSON.parse(String(reply)) as StreamVerdict
+      if (verdict.kind === 'refused') verdict.active = leases(verdict.active)
+      return verdict
+    },
+    async list(sub, nowMs) {
+      const reply = await runScript(client, LIST, key(sub), [String(nowMs)], timeoutMs)
+      return leases(JSON.parse(String(reply)))
+    },
+    async end(sub, id, nowMs) {
+      const args = [String(nowMs), id ?? '']
+      return Number(await runScript(client, END, key(sub), args, timeoutMs))
+    },
+  }
+}

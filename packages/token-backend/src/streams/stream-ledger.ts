@@ -1,0 +1,206 @@
+/**
+ * The stream ledger of one viewer as pure functions: admit (or renew), list, end. The memory
+ * store and the Durable Object run them as they are; the Redis store runs the same rules in one
+ * Lua script (`redis/redis-stream-store.ts`); the conformance suite holds all three to them.
+ */
+import type { StreamMode, StreamPolicy } from './stream-settings.ts'
+
+/** Where a stream plays: a chain of `/token` refreshes, or one edge session. */
+export type StreamLane = 'token' | 'session'
+
+/** One active stream. Times are Unix milliseconds. */
+export interface StreamLease {
+  id: string
+  lane: StreamLane
+  startedAt: number
+  lastSeenAt: number
+  /** Active until then: the last token's expiry + grace, or the last leaf + the idle time. */
+  expiresAt: number
+  /**
+   * How long an end of this stream is remembered, so that its next refresh or leaf is told
+   * "ended" rather than admitted anew: the session's own expiry, or {@link expiresAt}.
+   */
+  keepUntil: number
+}
+
+/** Why a stream was ended. */
+export type StreamEndReason = 'evicted' | 'ended'
+
+/** An ended stream, remembered until `until` (Unix ms). */
+export interface EndedStream {
+  id: string
+  reason: StreamEndReason
+  until: number
+}
+
+/** What a store keeps per viewer. */
+export interface ViewerStreams {
+  /** Active (and maybe expired, not yet pruned) streams, in the order they started. */
+  streams: StreamLease[]
+  ended: EndedStream[]
+}
+
+/** One start or renewal of a stream, as the routes ask the store. */
+export interface StreamRequest {
+  /** The stream the client names (the previous record's `stream`, the session id); none: new. */
+  id?: string | undefined
+  /** The id a new stream gets (a fresh random id, or the session id). */
+  newId: string
+  lane: StreamLane
+  nowMs: number
+  /** The lease runs until then (Unix ms). */
+  untilMs: number
+  /** See {@link StreamLease.keepUntil}. */
+  keepUntilMs: number
+  /** This viewer's limit (the claim's, or the configuration's). */
+  limit: number
+  policy: StreamPolicy
+  mode: StreamMode
+}
+
+/** The store's answer to a {@link StreamRequest}. */
+export type StreamVerdict =
+  /** The named stream is active: its lease now runs to `untilMs` (never shortened). */
+  | { kind: 'renewed'; lease: StreamLease }
+  /**
+   * A new stream. `evicted`: the oldest, ended to make room (`evict-oldest`); `wouldRefuse`: in
+   * `log` mode, what `enforce` would have refused or evicted. `active`: the viewer's active
+   * streams, this one included.
+   */
+  | {
+      kind: 'admitted'
+      lease: StreamLease
+      evicted: StreamLease | undefined
+      wouldRefuse: boolean
+      active: number
+    }
+  /** No room (`reject-newest`): the viewer's active streams, oldest first. */
+  | { kind: 'refused'; active: StreamLease[] }
+  /** The named stream was evicted or ended by the operator: never admitted anew. */
+  | { kind: 'ended'; reason: StreamEndReason }
+
+/** A viewer with nothing recorded. */
+export const NO_STREAMS: ViewerStreams = Object.freeze({ streams: [], ended: [] })
+
+/** What is still alive at `nowMs`: expired leases and forgotten ends dropped. */
+export function pruneStreams(state: ViewerStreams, nowMs: number): ViewerStreams {
+  return {
+    streams: state.streams.filter((lease) => lease.expiresAt > nowMs),
+    ended: state.ended.filter((end) => end.until > nowMs),
+  }
+}
+
+/**
+ * Admits or renews one stream: the named stream renews when active, is refused for good when
+ * ended; anything else (no id, an unknown or expired one) is a new stream, admitted while the
+ * viewer has fewer than `limit` active ones, else refused (`reject-newest`) or admitted with the
+ * oldest evicted (`evict-oldest`); in `log` mode always admitted, the verdict saying what
+ * `enforce` would have done.
+ *
+ * @example
+ * ```ts
+ * const { state, verdict } = admitStream(NO_STREAMS, { newId: 'abc…', lane: 'token', nowMs,
+ *   untilMs: nowMs + 90_000, keepUntilMs: nowMs + 90_000, limit: 2, policy: 'reject-newest',
+ *   mode: 'enforce' })
+ * verdict.kind // 'admitted'
+ * ```
+ */
+export function admitStream(
+  before: ViewerStreams,
+  request: StreamRequest,
+): { state: ViewerStreams; verdict: StreamVerdict } {
+  const { nowMs } = request
+  const live = pruneStreams(before, nowMs)
+  const named = request.id
+  if (named !== undefined) {
+    const ended = live.ended.find((end) => end.id === named)
+    if (ended !== undefined)
+      return { state: live, verdict: { kind: 'ended', reason: ended.reason } }
+    const found = live.streams.find((lease) => lease.id === named)
+    if (found !== undefined) {
+      const lease: StreamLease = {
+        ...found,
+        lastSeenAt: Math.max(found.lastSeenAt, nowMs),
+        expiresAt: Math.max(found.expiresAt, request.untilMs),
+        keepUntil: Math.max(found.keepUntil, request.keepUntilMs),
+      }
+      const streams = live.streams.map((each) => (each === found ? lease : each))
+      return { state: { ...live, streams }, verdict: { kind: 'renewed', lease } }
+    }
+  }
+  const lease: StreamLease = {
+    id: request.newId,
+    lane: request.lane,
+    startedAt: nowMs,
+    lastSeenAt: nowMs,
+    expiresAt: request.untilMs,
+    keepUntil: Math.max(request.untilMs, request.keepUntilMs),
+  }
+  // a new stream whose id is active already (the same session coming back twice at once)
+  const others = live.streams.filter((each) => each.id !== lease.id)
+  const full = others.length >= request.limit
+  if (full && request.mode === 'enforce' && request.policy === 'reject-newest')
+    return { state: live, verdict: { kind: 'refused', active: others } }
+  const evict = full && request.mode === 'enforce'
+  // evict-oldest makes room for one: the oldest streams beyond limit - 1 go
+  const evicted = evict ? others.slice(0, others.length - request.limit + 1) : []
+  const kept = others.slice(evicted.length)
+  const state: ViewerStreams = {
+    streams: [...kept, lease],
+    ended: [
+      ...live.ended,
+      ...evicted.map((old) => ({ id: old.id, reason: 'evicted' as const, until: old.keepUntil })),
+    ],
+  }
+  return {
+    state,
+    verdict: {
+      kind: 'admitted',
+      lease,
+      evicted: evicted.at(-1),
+      wouldRefuse: full && !evict,
+      active: kept.length + 1,
+    },
+  }
+}
+
+/**
+ * Ends one stream of the viewer (`id`), or all of them: each is remembered as ended until its
+ * `keepUntil`, so its next refresh or leaf is refused. Returns how many were active.
+ *
+ * @example
+ * ```ts
+ * const { state, ended } = endStreams(before, undefined, Date.now()) // all of them
+ * ```
+ */
+export function endStreams(
+  before: ViewerStreams,
+  id: string | undefined,
+  nowMs: number,
+): { state: ViewerStreams; ended: number } {
+  const live = pruneStreams(before, nowMs)
+  const ending = live.streams.filter((lease) => id === undefined || lease.id === id)
+  return {
+    state: {
+      streams: live.streams.filter((lease) => !ending.includes(lease)),
+      ended: [
+        ...live.ended,
+        ...ending.map((lease) => ({
+          id: lease.id,
+          reason: 'ended' as const,
+          until: lease.keepUntil,
+        })),
+      ],
+    },
+    ended: ending.length,
+  }
+}
+
+/** Until when a viewer's record is needed at all (Unix ms); 0 when nothing is. */
+export function keptUntil(state: ViewerStreams): number {
+  return Math.max(
+    0,
+    ...state.streams.map((lease) => lease.keepUntil),
+    ...state.ended.map((end) => end.until),
+  )
+}

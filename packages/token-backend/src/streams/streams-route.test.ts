@@ -1,0 +1,111 @@
+import { env } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import { asViewer, STREAM_ADMIN, streamApp, streamConfig } from '../../test/streams.ts'
+import { createTokenApp } from '../app.ts'
+import type { StreamTokenRecord } from '../token-route.ts'
+import type { StreamsView } from './streams-route.ts'
+
+// GET/DELETE /streams, the operator's view of a viewer's streams, in workerd: memory, and the
+// Durable Object (the test Worker's bindings passed as the app's env).
+
+type Harness = ReturnType<typeof streamApp>
+const operator = { authorization: `Bearer ${STREAM_ADMIN}` }
+const viewer = () => `viewer-${crypto.randomUUID()}`
+
+describe.each([
+  ['memory', undefined],
+  ['the Durable Object', env],
+])('the operator endpoints over %s', (_, bindings) => {
+  const call = (h: Harness, path: string, init: RequestInit = {}) =>
+    h.app.request(`http://token.test${path}`, init, bindings)
+  const startToken = async (h: Harness, sub: string, stream = '') => {
+    const response = await call(
+      h,
+      `/token?video=demo${stream && `&stream=${stream}`}`,
+      await asViewer(sub),
+    )
+    return {
+      status: response.status,
+      body: (await response.json()) as StreamTokenRecord & { code?: string },
+    }
+  }
+
+  it("lists a viewer's active streams, both lanes, oldest first", async () => {
+    const h = streamApp({ limit: 3 })
+    const sub = viewer()
+    const started = h.clock.ms
+    const { body } = await startToken(h, sub)
+    h.clock.ms += 1000
+    expect((await call(h, '/session?video=demo', await asViewer(sub))).status).toBe(200)
+    const listed = await call(h, `/streams?sub=${encodeURIComponent(sub)}`, { headers: operator })
+    expect(listed.status).toBe(200)
+    const view = (await listed.json()) as StreamsView
+    expect(view).toMatchObject({ sub, limit: 3 })
+    expect(view.streams.map((stream) => [stream.lane, stream.id === body.stream])).toEqual([
+      ['token', true],
+      ['session', false],
+    ])
+    expect(view.streams[0]).toEqual({
+      id: body.stream,
+      lane: 'token',
+      started_at: new Date(started).toISOString(),
+      last_seen_at: new Date(started).toISOString(),
+      expires_at: new Date((body.expires + 30) * 1000).toISOString(),
+    })
+  })
+
+  it('ends one stream, or all: their next refresh is refused as ended, audited', async () => {
+    const h = streamApp({ limit: 3 })
+    const sub = viewer()
+    const ids = [] as string[]
+    for (let i = 0; i < 3; i++) ids.push((await startToken(h, sub)).body.stream as string)
+    const [one, two, three] = ids
+    const ended = await call(h, `/streams?sub=${sub}&id=${one}`, {
+      method: 'DELETE',
+      headers: operator,
+    })
+    expect(await ended.json()).toEqual({ ended: 1 })
+    const refused = await startToken(h, sub, one)
+    expect(refused).toEqual({
+      status: 409,
+      body: { error: 'stream ended by the operator', code: 'stream_ended', reason: 'ended' },
+    })
+    expect((await startToken(h, sub, two)).status).toBe(200)
+    const all = await call(h, `/streams?sub=${sub}`, { method: 'DELETE', headers: operator })
+    expect(await all.json()).toEqual({ ended: 2 })
+    for (const id of [two, three])
+      expect((await startToken(h, sub, id)).body.code).toBe('stream_ended')
+    // room again: a new stream is admitted
+    expect((await startToken(h, sub)).status).toBe(200)
+    expect(h.lines.filter((line) => line.event === 'stream_ended')).toEqual([
+      expect.objectContaining({ sub, stream: one, reason: 'ended', ended: 1 }),
+      expect.objectContaining({ sub, reason: 'ended', ended: 2 }),
+    ])
+  })
+
+  it('needs the admin token, a sub, and stream limits', async () => {
+    const h = streamApp({ limit: 1 })
+    const anonymous = await call(h, '/streams?sub=ann')
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="sessions"')
+    expect(
+      (await call(h, '/streams?sub=ann', { headers: { authorization: 'Bearer wrong' } })).status,
+    ).toBe(401)
+    const noSub = await call(h, '/streams', { headers: operator })
+    expect(noSub.status).toBe(400)
+    expect(await noSub.json()).toEqual({ error: 'sub is required' })
+    const off = createTokenApp({
+      config: { ...streamConfig({ limit: 1 }), streams: undefined },
+      audit: () => {},
+    })
+    const answer = await off.request(
+      'http://token.test/streams?sub=ann',
+      { headers: operator },
+      bindings,
+    )
+    expect(answer.status).toBe(501)
+    expect(await answer.json()).toEqual({
+      error: 'stream limits are off: set STREAM_LIMIT to turn them on',
+    })
+  })
+})

@@ -1,0 +1,185 @@
+import { env } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import { asViewer, streamApp } from '../../test/streams.ts'
+import { createTokenApp } from '../app.ts'
+import type { StreamTokenRecord } from '../token-route.ts'
+
+// GET /token with stream limits, in workerd: memory (no bindings passed), and the
+// SessionRegistry Durable Object (the test Worker's bindings passed as the app's env).
+
+type App = ReturnType<typeof streamApp>['app']
+const STREAM_ID = /^[A-Za-z0-9_-]{22,64}$/
+const RECORD_FIELDS = 'token token_ip client_ip expires url url_ip'.split(' ')
+
+async function token(
+  app: App,
+  sub: string | undefined,
+  query = '',
+  claims?: Record<string, unknown>,
+  bindings?: object,
+) {
+  return app.request(
+    `http://token.test/token?video=demo${query}`,
+    await asViewer(sub, claims),
+    bindings,
+  )
+}
+
+async function started(app: App, sub: string, query = '', claims?: Record<string, unknown>) {
+  const response = await token(app, sub, query, claims)
+  expect(response.status).toBe(200)
+  return ((await response.json()) as StreamTokenRecord).stream as string
+}
+
+const viewer = () => `viewer-${crypto.randomUUID()}`
+
+describe('GET /token without stream limits', () => {
+  it('answers the record as before: no stream field, the stream parameter ignored', async () => {
+    const app = createTokenApp({ now: () => 1_800_000_000_000, audit: () => {} })
+    const plain = await app.request('http://token.test/token?video=demo', {}, env)
+    const given = await app.request(
+      `http://token.test/token?video=demo&stream=${'a'.repeat(22)}`,
+      {},
+      env,
+    )
+    const body = await plain.text()
+    expect(await given.text()).toBe(body)
+    expect(Object.keys(JSON.parse(body))).toEqual(RECORD_FIELDS)
+  })
+})
+
+describe('GET /token with STREAM_LIMIT=2 (reject-newest)', () => {
+  it('hands out a stream id, renews it on each refresh, and refuses a third stream with the typed 409', async () => {
+    const { app, clock, lines } = streamApp({ limit: 2 })
+    const sub = viewer()
+    const first = await started(app, sub)
+    expect(first).toMatch(STREAM_ID)
+    const response = await token(app, sub)
+    const record = (await response.json()) as StreamTokenRecord
+    // one field more, after the record of spec 2.11
+    expect(Object.keys(record)).toEqual([...RECORD_FIELDS, 'stream'])
+    expect(record.stream).not.toBe(first)
+    const startedAt = new Date(clock.ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    clock.ms += 10_000
+    // refreshes of an admitted stream: the same id, never counted twice
+    for (let i = 0; i < 3; i++) expect(await started(app, sub, `&stream=${first}`)).toBe(first)
+    const refused = await token(app, sub)
+    expect(refused.status).toBe(409)
+    expect(refused.headers.get('content-type')).toMatch(/^application\/json/)
+    const lastSeen = new Date(clock.ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    expect(await refused.json()).toEqual({
+      error: 'stream limit reached: 2 of 2 streams are playing',
+      code: 'stream_limit',
+      limit: 2,
+      streams: [
+        { started_at: startedAt, last_seen_at: lastSeen },
+        { started_at: startedAt, last_seen_at: startedAt },
+      ],
+    })
+    // another viewer is counted apart
+    expect(await started(app, viewer())).toMatch(STREAM_ID)
+    expect(lines.map((line) => [line.event, line.sub === sub])).toEqual([
+      ['stream_admitted', true],
+      ['token_issued', true],
+      ['stream_admitted', true],
+      ['token_issued', true],
+      ['token_issued', true],
+      ['token_issued', true],
+      ['token_issued', true],
+      ['stream_refused', true],
+      ['stream_admitted', false],
+      ['token_issued', false],
+    ])
+    expect(lines[7]).toMatchObject({ lane: 'token', limit: 2, active: 2 })
+    expect(lines[0]).toMatchObject({ stream: first, lane: 'token', limit: 2, active: 1 })
+  })
+
+  it("frees a stream's slot at its token's expiry + the grace; its id then starts a new stream", async () => {
+    const { app, clock } = streamApp({ limit: 1, graceSeconds: 30 })
+    const sub = viewer()
+    const first = await started(app, sub, '&expire=60')
+    clock.ms += 89_000
+    expect((await token(app, sub)).status).toBe(409)
+    clock.ms += 1_000
+    const next = await started(app, sub, `&stream=${first}`)
+    expect(next).not.toBe(first)
+  })
+
+  it("takes the viewer JWT's max_streams claim over the configured limit", async () => {
+    const { app } = streamApp({ limit: 1 })
+    const sub = viewer()
+    for (let i = 0; i < 3; i++) await started(app, sub, '', { max_streams: 3 })
+    const refused = await token(app, sub, '', { max_streams: 3 })
+    expect(await refused.json()).toMatchObject({ code: 'stream_limit', limit: 3 })
+    // a claim that is not a whole number ≥ 1 is ignored: the configured limit
+    const other = viewer()
+    await started(app, other, '', { max_streams: 0 })
+    const capped = await token(app, other, '', { max_streams: '5' })
+    expect(await capped.json()).toMatchObject({ code: 'stream_limit', limit: 1 })
+  })
+
+  it('refuses a viewer without a subject, and a malformed stream id', async () => {
+    const { app } = streamApp({ limit: 1 })
+    const anonymous = await token(app, undefined)
+    expect(anonymous.status).toBe(403)
+    expect(await anonymous.json()).toEqual({
+      error: 'stream limits need a viewer identity: a JWT with a sub claim',
+    })
+    const malformed = await token(app, viewer(), '&stream=short')
+    expect(malformed.status).toBe(400)
+  })
+})
+
+describe('GET /token with evict-oldest and log mode', () => {
+  it('evict-oldest: the newest plays, the oldest is told stream_ended at its next refresh, never re-admitted', async () => {
+    const { app, lines } = streamApp({ limit: 2, policy: 'evict-oldest' })
+    const sub = viewer()
+    const oldest = await started(app, sub)
+    const middle = await started(app, sub)
+    const newest = await started(app, sub)
+    for (let i = 0; i < 2; i++) {
+      const refused = await token(app, sub, `&stream=${oldest}`)
+      expect(refused.status).toBe(409)
+      expect(await refused.json()).toEqual({
+        error: 'stream ended: a newer stream of this viewer took its place',
+        code: 'stream_ended',
+        reason: 'evicted',
+      })
+    }
+    expect(await started(app, sub, `&stream=${middle}`)).toBe(middle)
+    expect(await started(app, sub, `&stream=${newest}`)).toBe(newest)
+    expect(lines.filter((line) => line.event === 'stream_evicted')).toEqual([
+      expect.objectContaining({ sub, stream: oldest, lane: 'token', limit: 2, active: 2 }),
+    ])
+  })
+
+  it('log mode: refuses nothing, and audits what enforce would have done', async () => {
+    const { app, lines } = streamApp({ limit: 1, mode: 'log' })
+    const sub = viewer()
+    await started(app, sub)
+    const second = await started(app, sub)
+    expect(lines.filter((line) => line.event === 'stream_would_refuse')).toEqual([
+      expect.objectContaining({
+        sub,
+        stream: second,
+        lane: 'token',
+        limit: 1,
+        active: 2,
+        policy: 'reject-newest',
+      }),
+    ])
+  })
+})
+
+describe('GET /token with the SessionRegistry Durable Object', () => {
+  it('20 starts of one viewer at once admit exactly the limit', async () => {
+    const { app } = streamApp({ limit: 3 })
+    const sub = viewer()
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => token(app, sub, '', undefined, env)),
+    )
+    const statuses = answers.map((answer) => answer.status)
+    expect(statuses.filter((status) => status === 200)).toHaveLength(3)
+    expect(statuses.filter((status) => status === 409)).toHaveLength(17)
+  })
+})
