@@ -3,7 +3,6 @@
  * batched stdout audit lines, served by `@hono/node-server`. A separate entry, so a Worker's
  * bundle never sees `node:` modules.
  */
-import cluster from 'node:cluster'
 import type { Server } from 'node:http'
 import { createAdaptorServer, type ServerType } from '@hono/node-server'
 import { parseIpRanges } from '@proj/signing'
@@ -26,6 +25,7 @@ import {
   type TokenBackendEnv,
   tokenConfig,
 } from './config.ts'
+import { holdsState, instancesFrom, scaledOut } from './scale-out.ts'
 import { cachedSessionStore } from './session/cached-session-store.ts'
 
 export { batchedLines } from './audit-log.ts'
@@ -252,25 +252,6 @@ function isLoopback(host: string): boolean {
 /** Answers a request that somehow arrives before the app exists (nothing listens before). */
 function notReady(): Response {
   return Response.json({ error: 'starting' }, { status: 503, headers: { 'retry-after': '1' } })
-}
-
-/** `INSTANCES`, validated: a whole number, 1 or more; unset is 1. */
-function instancesFrom(env: Readonly<Record<string, string | undefined>>): number {
-  const text = env.INSTANCES
-  if (text === undefined || text === '') return 1
-  if (!/^[1-9]\d{0,3}$/.test(text))
-    throw new ConfigError('INSTANCES', 'must be a whole number of instances, 1 or more')
-  return Number(text)
-}
-
-/** Whether this process is one of several: counted, or a Node cluster / PM2 cluster worker. */
-function scaledOut(instances: number): boolean {
-  return instances > 1 || cluster.isWorker || process.env.NODE_APP_INSTANCE !== undefined
-}
-
-/** Whether the app keeps anything per process that several instances would need to share. */
-function holdsState({ session, rateLimit, streams }: TokenBackendConfig): boolean {
-  return session !== undefined || rateLimit.requests !== undefined || streams !== undefined
 }
 
 /**
