@@ -48,12 +48,20 @@ export const PORTS = {
   clusterBalancer: 18820,
   /** The stream-limits spec: a Node instance with viewer JWTs and STREAM_LIMIT. */
   streams: 18811,
+  /** ...and one with STREAM_LIMIT_POLICY=evict-oldest (the stream-eviction spec). */
+  streamsEvict: 18812,
 } as const
 
-/** The stream-limited instance: its viewers' JWT secret and their limit. */
+/**
+ * The stream-limited instances: their viewers' JWT secret, their limit, the grace of a `/token`
+ * stream (short: a page that stops refreshing frees its slot soon after its token's expiry), and
+ * the evicting instance's session leaf lifetime (short: an evicted session stops soon).
+ */
 export const STREAMS = {
   jwtSecret: 'e2e-stream-limits-jwt-secret-not-for-production',
   limit: 2,
+  graceSeconds: 4,
+  evictLeafSeconds: 5,
 } as const
 
 /** A fleet of the scale-out spec: three Node instances on one shared state, behind a balancer. */
@@ -178,6 +186,14 @@ const fleetOf = (ports: readonly number[], redis: (i: number) => Record<string, 
     }),
   )
 
+/** The variables of a stream-limited instance: viewer JWTs, the limit, a short grace. */
+const streamLimited = {
+  AUTH_MODE: 'jwt',
+  JWT_SECRET: STREAMS.jwtSecret,
+  STREAM_LIMIT: String(STREAMS.limit),
+  STREAM_GRACE: String(STREAMS.graceSeconds),
+}
+
 /** A process of the e2e run: a service of the stack, or one that speaks no HTTP (redis). */
 type E2eService = Service | (Omit<Service, 'readyUrl'> & { readyPort: number })
 
@@ -232,10 +248,12 @@ export function e2eStack(): E2eService[] {
       REDIS_CLUSTER: 'true',
     })),
     // stream limits: a viewer is a JWT's sub, two streams each (the stream-limits spec)
-    nodeTokenInstance(PORTS.streams, {
-      AUTH_MODE: 'jwt',
-      JWT_SECRET: STREAMS.jwtSecret,
-      STREAM_LIMIT: String(STREAMS.limit),
+    nodeTokenInstance(PORTS.streams, streamLimited),
+    // ...and where the newest stream ends the oldest (the stream-eviction spec)
+    nodeTokenInstance(PORTS.streamsEvict, {
+      ...streamLimited,
+      STREAM_LIMIT_POLICY: 'evict-oldest',
+      SESSION_LEAF_LIFETIME: String(STREAMS.evictLeafSeconds),
     }),
   ]
 }
