@@ -64,7 +64,15 @@ export interface ViewerPage {
  */
 export async function openViewerPage(
   page: Page,
-  options: { origin: string; video: string; jwt: string; expire: number; lead: number },
+  options: {
+    origin: string
+    video: string
+    jwt: string
+    expire: number
+    lead: number
+    /** `live`: a playlist reload and a new segment every 2 s, all through the CDN (VOD: all at once). */
+    type?: 'vod' | 'live'
+  },
 ): Promise<ViewerPage> {
   const site = await serveUserPage('hlsjs-viewer')
   const answers: TokenAnswer[] = []
@@ -87,7 +95,8 @@ export async function openViewerPage(
     answer.url = record.url
     answer.expires = record.expires
   })
-  const token = `${options.origin}/token?video=${options.video}&type=vod&expire=${options.expire}`
+  const type = options.type ?? 'vod'
+  const token = `${options.origin}/token?video=${options.video}&type=${type}&expire=${options.expire}`
   await page.goto(
     `${site.url}?${new URLSearchParams({ token, lead: String(options.lead), jwt: options.jwt })}`,
   )
