@@ -3,6 +3,7 @@
 import { createHmac } from 'node:crypto'
 import type { Page } from '@playwright/test'
 import { cdnRequests } from './cdn-log.ts'
+import { uniqueVideo } from './hls-clients.ts'
 import { STREAMS } from './stack.ts'
 import { serveUserPage, type UserPage } from './user-page.ts'
 
@@ -19,6 +20,26 @@ export function viewerJwt(sub: string, claims: Record<string, unknown> = {}): st
   const exp = Math.floor(Date.now() / 1000) + 3600
   const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub, videos: '*', exp, ...claims })}`
   return `${body}.${createHmac('sha256', STREAMS.jwtSecret).update(body).digest('base64url')}`
+}
+
+/**
+ * A new viewer for one test: their JWT and a video of its own per role (each client's CDN log is
+ * then its own).
+ *
+ * @example
+ * ```ts
+ * const { jwt, videos } = newViewer('evict', ['oldest', 'second', 'page'])
+ * ```
+ */
+export function newViewer(
+  label: string,
+  roles: string[],
+  claims: Record<string, unknown> = {},
+): { jwt: string; videos: string[] } {
+  return {
+    jwt: viewerJwt(`viewer-${uniqueVideo(label)}`, claims),
+    videos: roles.map((role) => uniqueVideo(`${label}-${role}`)),
+  }
 }
 
 /** `GET /session` of the viewer (`jwt`) for `video` on the backend at `origin`. */

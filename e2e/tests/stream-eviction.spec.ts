@@ -6,14 +6,14 @@
 import { expect, test } from '../support/browser-witness.ts'
 import { cdnRequests } from '../support/cdn-log.ts'
 import { probe, waitForPlayback, watchPlayback } from '../support/demo.ts'
-import { ffmpeg, finishBy, mediaSeconds, uniqueVideo } from '../support/hls-clients.ts'
+import { ffmpeg, finishBy, mediaSeconds } from '../support/hls-clients.ts'
 import { PORTS, STREAMS } from '../support/stack.ts'
 import {
+  newViewer,
   openViewerPage,
   servedPerSecond,
   sessionUrlOf,
   startSession,
-  viewerJwt,
 } from '../support/stream-viewer.ts'
 
 const BACKEND = `http://127.0.0.1:${PORTS.streamsEvict}`
@@ -23,8 +23,7 @@ test('evict-oldest: a third stream (an hls.js page) ends the oldest session with
   page,
 }) => {
   test.setTimeout(90_000)
-  const jwt = viewerJwt(`viewer-${uniqueVideo('evict')}`)
-  const videos = ['oldest', 'second', 'page'].map((label) => uniqueVideo(`evict-${label}`))
+  const { jwt, videos } = newViewer('evict', ['oldest', 'second', 'page'])
   const [oldestVideo = '', secondVideo = '', pageVideo = ''] = videos
   const oldestUrl = await sessionUrlOf(await startSession(BACKEND, oldestVideo, jwt))
   const oldest = ffmpeg(oldestUrl)

@@ -6,21 +6,14 @@
 import { expect, test } from '../support/browser-witness.ts'
 import { cdnRequests } from '../support/cdn-log.ts'
 import { probe, waitForPlayback, watchPlayback } from '../support/demo.ts'
-import {
-  type ClientRun,
-  ffmpeg,
-  finishBy,
-  mediaSeconds,
-  uniqueVideo,
-  vlc,
-} from '../support/hls-clients.ts'
+import { type ClientRun, ffmpeg, finishBy, mediaSeconds, vlc } from '../support/hls-clients.ts'
 import { PORTS, STREAMS } from '../support/stack.ts'
 import {
+  newViewer,
   openViewerPage,
   servedPerSecond,
   sessionUrlOf,
   startSession,
-  viewerJwt,
 } from '../support/stream-viewer.ts'
 
 const BACKEND = `http://127.0.0.1:${PORTS.streams}`
@@ -29,8 +22,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 test('limit 2: an ffmpeg and a VLC session of one viewer play, the third is refused (409), and the CDN never serves more than two of their streams at once', async () => {
   test.setTimeout(90_000)
-  const jwt = viewerJwt(`viewer-${uniqueVideo('streams')}`)
-  const videos = ['ffmpeg', 'vlc', 'third'].map((label) => uniqueVideo(`streams-${label}`))
+  const { jwt, videos } = newViewer('streams', ['ffmpeg', 'vlc', 'third'])
   const [ffmpegVideo = '', vlcVideo = '', thirdVideo = ''] = videos
   const urls: string[] = []
   for (const video of [ffmpegVideo, vlcVideo])
@@ -61,8 +53,7 @@ test('limit 2: an hls.js page, then an ffmpeg session of one viewer play; their 
   page,
 }) => {
   test.setTimeout(90_000)
-  const jwt = viewerJwt(`viewer-${uniqueVideo('streams-page')}`)
-  const videos = ['page', 'ffmpeg', 'vlc'].map((label) => uniqueVideo(`streams-${label}`))
+  const { jwt, videos } = newViewer('streams', ['page', 'ffmpeg', 'vlc'])
   const [pageVideo = '', ffmpegVideo = '', vlcVideo = ''] = videos
   const viewer = await openViewerPage(page, {
     origin: BACKEND,
@@ -127,10 +118,8 @@ test("a page that keeps its last token and stops calling /token frees the viewer
 }) => {
   test.setTimeout(60_000)
   // a single-screen plan: one stream
-  const jwt = viewerJwt(`viewer-${uniqueVideo('streams-idle')}`, { max_streams: 1 })
-  const [pageVideo = '', waitingVideo = ''] = ['idle', 'waiting'].map((label) =>
-    uniqueVideo(`streams-${label}`),
-  )
+  const { jwt, videos } = newViewer('streams', ['idle', 'waiting'], { max_streams: 1 })
+  const [pageVideo = '', waitingVideo = ''] = videos
   // the page's refreshes never reach the backend after its first token
   let answered = 0
   await page.route(`${BACKEND}/token?*`, (route) =>
