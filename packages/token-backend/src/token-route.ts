@@ -66,7 +66,10 @@ export function tokenRoute({ now, audit, admission, signersOf, streams }: TokenR
             sub: streamViewer(viewer.subject),
             limit: streamLimitOf(limits, c.get('jwtPayload')),
             id: query.stream,
-            newId: newStreamId(),
+            // the client's own id when it names one this ledger does not know (a first /token
+            // retried after its answer was lost, a reload resuming its stream): adopted, so the
+            // retry renews what the lost answer admitted instead of counting a second stream
+            newId: query.stream ?? newStreamId(),
             lane: 'token',
             untilMs: (request.expires + limits.graceSeconds) * 1000,
             keepUntilMs: (request.expires + limits.graceSeconds) * 1000,

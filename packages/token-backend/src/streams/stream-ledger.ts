@@ -44,7 +44,10 @@ export interface ViewerStreams {
 export interface StreamRequest {
   /** The stream the client names (the previous record's `stream`, the session id); none: new. */
   id?: string | undefined
-  /** The id a new stream gets (a fresh random id, or the session id). */
+  /**
+   * The id a new stream gets: the id the client named when this ledger does not know it (a
+   * retried first `/token`, a reload resuming its stream), a fresh random id, or the session id.
+   */
   newId: string
   lane: StreamLane
   nowMs: number
