@@ -189,6 +189,44 @@ describe('GET /token: one id per playback, whoever names it first', () => {
   })
 })
 
+describe('GET /token: one stream id on at most SESSION_MAX_NETWORKS networks', () => {
+  const from = async (app: App, sub: string, id: string, ip: string) => {
+    const { headers } = await asViewer(sub)
+    return app.request(
+      `http://token.test/token?video=demo&stream=${id}`,
+      { headers: { ...headers, 'cf-connecting-ip': ip } },
+      env,
+    )
+  }
+
+  it('a shared id is refused from a third network (stream_ended, networks) and plays on for the first two', async () => {
+    const { app, lines } = streamApp({ limit: 2 })
+    const sub = viewer()
+    const id = crypto.randomUUID().replaceAll('-', '')
+    expect((await from(app, sub, id, '203.0.113.7')).status).toBe(200)
+    // a new address in the same /24 (the default SESSION_BINDING=prefix) is the same network
+    expect((await from(app, sub, id, '203.0.113.99')).status).toBe(200)
+    // Wi-Fi to mobile: a second network, allowed (SESSION_MAX_NETWORKS defaults to 2)
+    expect((await from(app, sub, id, '2001:db8:1:2::5')).status).toBe(200)
+    const refused = await from(app, sub, id, '198.51.100.1')
+    expect(refused.status).toBe(409)
+    expect(await refused.json()).toEqual({
+      error: 'stream refused: it already plays on as many networks as allowed; start a new one',
+      code: 'stream_ended',
+      reason: 'networks',
+    })
+    expect(lines.filter((line) => line.event === 'stream_refused')).toEqual([
+      expect.objectContaining({ sub, stream: id, lane: 'token', reason: 'networks' }),
+    ])
+    expect((await from(app, sub, id, '203.0.113.7')).status).toBe(200)
+    expect((await from(app, sub, id, '2001:db8:1:2::77')).status).toBe(200)
+    // the refused device starts its own stream: counted as one more
+    expect(
+      (await from(app, sub, crypto.randomUUID().replaceAll('-', ''), '198.51.100.1')).status,
+    ).toBe(200)
+  })
+})
+
 describe('GET /token with evict-oldest and log mode', () => {
   it('evict-oldest: the newest plays, the oldest is told stream_ended at its next refresh, never re-admitted', async () => {
     const { app, lines } = streamApp({ limit: 2, policy: 'evict-oldest' })
