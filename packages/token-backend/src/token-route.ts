@@ -2,9 +2,11 @@ import { resolveTokenRequest, streamType, type TokenRecord } from '@proj/signing
 import { Hono } from 'hono/tiny'
 import { type AuditSink, issuedToken } from './audit-log.ts'
 import { type CdnSigners, signForCdns } from './cdn-record.ts'
+import { SESSION_DEFAULTS } from './config/session-variables.ts'
 import type { TokenBackendConfig } from './config.ts'
 import { fail } from './errors.ts'
 import { signedAnswer } from './response-headers.ts'
+import { sessionNetwork } from './session/network.ts'
 import { newStreamId, type StreamGate } from './streams/stream-gate.ts'
 import { streamLimitOf } from './streams/stream-settings.ts'
 import type { TokenAppEnv } from './types.ts'
@@ -66,8 +68,17 @@ export function tokenRoute({ now, audit, admission, signersOf, streams }: TokenR
             sub: streamViewer(viewer.subject),
             limit: streamLimitOf(limits, c.get('jwtPayload')),
             id: query.stream,
-            newId: newStreamId(),
+            // the client's own id when it names one this ledger does not know (a first /token
+            // retried after its answer was lost, a reload resuming its stream): adopted, so the
+            // retry renews what the lost answer admitted instead of counting a second stream
+            newId: query.stream ?? newStreamId(),
             lane: 'token',
+            // one id on at most as many networks as a session URL (SESSION_BINDING, _MAX_NETWORKS)
+            network: sessionNetwork(
+              viewer.address,
+              config.session?.binding ?? SESSION_DEFAULTS.binding,
+            ),
+            maxNetworks: config.session?.maxNetworks ?? SESSION_DEFAULTS.maxNetworks,
             untilMs: (request.expires + limits.graceSeconds) * 1000,
             keepUntilMs: (request.expires + limits.graceSeconds) * 1000,
             status: 409,

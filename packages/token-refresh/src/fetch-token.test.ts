@@ -1,7 +1,8 @@
 // @vitest-environment node
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Storage } from 'happy-dom'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { fetchToken, retryAfterMs, serverDateOf, TokenFetchError } from './fetch-token.ts'
 import { isStreamRefusal } from './recovery.ts'
 import { StreamLimitError } from './stream-limit.ts'
@@ -20,6 +21,8 @@ let server: Server
 let base: string
 /** The query of each request, as the server received it. */
 const queries: URLSearchParams[] = []
+/** The streams `video=adopting` refuses as ended (evicted). */
+const endedStreams = new Set<string>()
 /** The 409 bodies of the stream-limit contract, by `video`. */
 const refusals: Record<string, unknown> = {
   full: {
@@ -42,7 +45,14 @@ beforeAll(async () => {
     const query = new URL(request.url ?? '/', 'http://backend').searchParams
     queries.push(query)
     const refusal = refusals[query.get('video') ?? '']
-    if (refusal) {
+    const stream = query.get('stream')
+    if (query.get('video') === 'adopting') {
+      // a backend with stream limits: adopts the id it is given, refuses the ended ones
+      response.statusCode = endedStreams.has(stream ?? '') ? 409 : 200
+      response.end(
+        JSON.stringify(response.statusCode === 409 ? refusals.evicted : { ...record, stream }),
+      )
+    } else if (refusal) {
       response.statusCode = 409
       response.end(JSON.stringify(refusal))
     } else if (request.url?.startsWith('/token?video=demo')) response.end(JSON.stringify(record))
@@ -138,6 +148,88 @@ describe('fetchToken', () => {
       retryAfterMs: 7000,
       message: 'token backend answered 429: too many token requests: retry after 7 s',
     })
+  })
+})
+
+describe("fetchToken and the tab's stream (sessionStorage)", () => {
+  const url = () => `${base}/token?video=adopting&type=vod`
+  const proposal = (n: number) => `proposal-${n}`.padEnd(22, '0')
+  const sent = () => queries.at(-1)?.get('stream')
+  let storage: Storage
+  beforeAll(() => {
+    storage = new Storage()
+    vi.stubGlobal('sessionStorage', storage)
+  })
+  afterEach(() => {
+    storage.clear()
+    endedStreams.clear()
+  })
+  afterAll(() => vi.unstubAllGlobals())
+
+  it("sends the refresher's proposal for the first token, then this tab's stream of the URL (a reload, a retried first request)", async () => {
+    const first = await fetchToken(url(), { stream: proposal(1), proposed: true })
+    expect([sent(), first.stream]).toEqual([proposal(1), proposal(1)])
+    // the reload proposes another id: the tab's stream is resumed instead
+    const reloaded = await fetchToken(url(), { stream: proposal(2), proposed: true })
+    expect([sent(), reloaded.stream]).toEqual([proposal(1), proposal(1)])
+    // another URL (another video, another lifetime) is its own stream
+    await fetchToken(`${url()}&expire=60`, { stream: proposal(3), proposed: true })
+    expect(sent()).toBe(proposal(3))
+    // a record's stream is sent as it is, and becomes the tab's
+    await fetchToken(url(), { stream: proposal(4) })
+    expect(sent()).toBe(proposal(4))
+    await fetchToken(url(), { stream: proposal(5), proposed: true })
+    expect(sent()).toBe(proposal(4))
+  })
+
+  it('keeps the id before the answer comes: a first request that fails is retried with the same id', async () => {
+    const down = 'http://127.0.0.1:1/token?video=adopting'
+    await expect(fetchToken(down, { stream: proposal(1), proposed: true })).rejects.toThrow()
+    await expect(fetchToken(down, { stream: proposal(2), proposed: true })).rejects.toThrow()
+    expect([...Object.values(storage)]).toEqual([proposal(1)])
+  })
+
+  it('forgets an ended stream: resumed, it is replaced by the proposal at once; named by a record, it is refused', async () => {
+    await fetchToken(url(), { stream: proposal(1), proposed: true })
+    endedStreams.add(proposal(1))
+    // the tab is reloaded: its stream was evicted meanwhile
+    const resumed = await fetchToken(url(), { stream: proposal(2), proposed: true })
+    expect(resumed.stream).toBe(proposal(2))
+    expect(queries.slice(-2).map((query) => query.get('stream'))).toEqual([
+      proposal(1),
+      proposal(2),
+    ])
+    // a playing refresher whose stream ends is told so (terminal), and the tab forgets it
+    endedStreams.add(proposal(2))
+    const refused = await fetchToken(url(), { stream: proposal(2) }).catch((e: unknown) => e)
+    expect(refused).toMatchObject({ code: 'stream_ended' })
+    await fetchToken(url(), { stream: proposal(3), proposed: true })
+    expect(sent()).toBe(proposal(3))
+  })
+
+  it('works without storage: none, one that throws on access (privacy modes), or a full one', async () => {
+    vi.stubGlobal('sessionStorage', undefined)
+    expect((await fetchToken(url(), { stream: proposal(1), proposed: true })).stream).toBe(
+      proposal(1),
+    )
+    Object.defineProperty(globalThis, 'sessionStorage', {
+      configurable: true,
+      get: () => {
+        throw new DOMException('denied', 'SecurityError')
+      },
+    })
+    expect((await fetchToken(url(), { stream: proposal(2), proposed: true })).stream).toBe(
+      proposal(2),
+    )
+    const full = new Storage()
+    full.setItem = () => {
+      throw new DOMException('full', 'QuotaExceededError')
+    }
+    vi.stubGlobal('sessionStorage', full)
+    expect((await fetchToken(url(), { stream: proposal(3), proposed: true })).stream).toBe(
+      proposal(3),
+    )
+    vi.stubGlobal('sessionStorage', storage)
   })
 })
 

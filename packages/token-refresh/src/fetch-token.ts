@@ -72,6 +72,19 @@ export function retryAfterOf(error: unknown): number | undefined {
   return typeof asked === 'number' ? asked : undefined
 }
 
+/**
+ * This tab's last stream of a token URL (`sessionStorage`: a reload of the tab resumes its
+ * stream, another tab has its own); `id` given: remembers it (`''`: forgets). Storage may be
+ * missing or throw (sandboxed frames, privacy modes, a full quota): then nothing is kept, and a
+ * reload is a new stream, as without this.
+ */
+function tabStream(key: string, id?: string): string | null | undefined {
+  try {
+    if (id === undefined) return sessionStorage.getItem(key)
+    sessionStorage.setItem(key, id)
+  } catch {}
+}
+
 /** What {@link fetchToken} takes besides the URL: the refresher's context, and `fetch`'s own init. */
 export interface TokenFetchInit extends RequestInit, TokenContext {}
 
@@ -81,7 +94,9 @@ export interface TokenFetchInit extends RequestInit, TokenContext {}
  * backends must expose the header (`Access-Control-Expose-Headers: Date`; the token worker does).
  * Given the refresher's context (`getToken: (context) => fetchToken(url, context)`), it sends
  * the stream the last record named back as `stream=<id>`, so a backend with stream limits counts
- * the refreshes of one playback as one stream.
+ * the refreshes of one playback as one stream; for the first token, the stream this tab last
+ * played from the same URL (kept in `sessionStorage`), else the refresher's proposal: a reload
+ * of the tab, or a first request retried, resumes its stream instead of starting another.
  *
  * @throws StreamLimitError on a 409 refusing the stream (`code` `stream_limit`/`stream_ended`).
  * @throws TokenFetchError on any other non-2xx answer (its message is the backend's `error`
@@ -100,10 +115,19 @@ export async function fetchToken(
   init: TokenFetchInit = {},
 ): Promise<TokenRecord> {
   let target = url
+  let key = ''
+  let resumed: string | false | null | undefined
   if (init.stream) {
     // relative to the page's URL, as fetch resolves it
     target = new URL(url, globalThis.location?.href)
-    target.searchParams.set('stream', init.stream)
+    key = `token-refresh:stream ${target}`
+    // the refresher's proposal (no record yet) gives way to the tab's stream of this URL; the
+    // id is kept before it is sent: a first request whose answer is lost, made again after a
+    // reload, names the same stream
+    resumed = init.proposed && tabStream(key)
+    const stream = resumed || init.stream
+    tabStream(key, stream)
+    target.searchParams.set('stream', stream)
   }
   // `stream` goes along in the init, where fetch ignores a member it does not know
   const response = await fetch(target, { cache: 'no-store', ...init })
@@ -113,6 +137,11 @@ export async function fetchToken(
     const refusal =
       response.status === 409 &&
       (await import('./stream-limit.ts')).streamRefusalOf(response.status, body)
+    if (refusal && key && refusal.code === 'stream_ended') {
+      // an ended stream stays ended: forgotten, and a tab resuming it starts its own stream
+      tabStream(key, '')
+      if (resumed) return fetchToken(url, { ...init, proposed: false })
+    }
     if (refusal) throw refusal
     const detail = (body as { error?: unknown } | undefined)?.error
     throw new TokenFetchError(

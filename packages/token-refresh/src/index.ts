@@ -27,6 +27,7 @@ export {
   type TokenFetchInit,
   withServerDate,
 } from './fetch-token.ts'
+export { proposeStreamId } from './next-record.ts'
 export {
   type DeferredEvents,
   type EventHandler,

@@ -22,7 +22,10 @@ export interface StreamLimitDetails {
   limit?: number
   /** `stream_limit`: the viewer's active streams, oldest first. */
   streams?: ActiveStream[]
-  /** `stream_ended`: why (`evicted` by a newer stream, `ended` by an operator). */
+  /**
+   * `stream_ended`: why (`evicted` by a newer stream, `ended` by an operator, `networks`: its id
+   * came from one network more than the backend allows, i.e. shared between devices).
+   */
   reason?: string
 }
 

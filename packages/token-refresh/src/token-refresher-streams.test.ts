@@ -26,17 +26,33 @@ afterEach(() => {
 })
 
 describe('the stream of a playback', () => {
-  it('is handed back to getToken with every refresh, so the backend renews one stream', async () => {
+  it('is proposed with the first token, then handed back to getToken with every refresh, so the backend renews one stream', async () => {
     const { time, backend, refresher } = await setup()
-    expect(refresher.record.stream).toBe('stream-1')
+    const id = refresher.record.stream as string
+    // the refresher's own random id, which the backend adopted
+    expect(id).toMatch(/^[0-9a-f]{32}$/)
     await time.advance(14_000 * 3)
     expect(backend.calls).toBe(4)
     expect(backend.contexts).toEqual([
-      {},
-      { stream: 'stream-1' },
-      { stream: 'stream-1' },
-      { stream: 'stream-1' },
+      { stream: id, proposed: true },
+      { stream: id },
+      { stream: id },
+      { stream: id },
     ])
+  })
+
+  it('each refresher proposes its own id', async () => {
+    const [one, two] = await Promise.all([setup(), setup()])
+    expect(one.refresher.record.stream).not.toBe(two.refresher.record.stream)
+  })
+
+  it('a backend that names its own ids is followed, and one without stream limits is sent nothing more', async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock })
+    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+    expect(refresher.record.stream).toBeUndefined()
+    await time.advance(14_000)
+    expect(backend.contexts).toEqual([{ stream: expect.any(String), proposed: true }, {}])
   })
 
   it('a getToken that takes no context still works: each refresh a new stream, one warning', async () => {

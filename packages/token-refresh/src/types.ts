@@ -23,8 +23,15 @@ export interface TokenRecord extends SignedRecord {
  * `fetchToken(url, context)` (which sends `stream=<id>`), or send `stream` yourself.
  */
 export interface TokenContext {
-  /** The stream the current record names (`record.stream`); absent for the first token. */
+  /**
+   * The stream the current record names (`record.stream`); for the first token, an id the
+   * refresher proposes (random, 32 characters of `[0-9a-f]`, `proposed` set), which a backend
+   * with stream limits adopts: a first request retried after its answer was lost is then one
+   * stream, not two.
+   */
   stream?: string
+  /** `stream` is the refresher's proposal (no record yet): `fetchToken` prefers the tab's last stream of the URL. */
+  proposed?: boolean
 }
 
 /** The detail of a refresher's `cdnchange` event. */

@@ -324,7 +324,9 @@ describe.each(['stream_limit', 'stream_ended'] as const)(
       await vhsTakesSource(player)
       await env.time.advance(14_000)
       // the stream of the first record, handed back through prepareTokenRefresh's getToken
-      expect(backend.contexts).toEqual([{}, { stream: 'stream-1' }])
+      const stream = refresher?.record.stream
+      expect(stream).toMatch(/^[0-9a-f]{32}$/)
+      expect(backend.contexts).toEqual([{ stream, proposed: true }, { stream }])
       backend.refuseStreams(code)
       await env.time.advance(14_000)
       await vi.waitFor(() => expect(player.error()?.code).toBe(2))

@@ -1,4 +1,9 @@
-import { assertTokenRecord, type TokenContext, type TokenRecord } from '@proj/token-refresh'
+import {
+  assertTokenRecord,
+  proposeStreamId,
+  type TokenContext,
+  type TokenRecord,
+} from '@proj/token-refresh'
 import { HLS_TYPE, type TokenRefreshPluginOptions, techOptions } from './plugin.ts'
 import { registerTokenRefresh } from './register.ts'
 
@@ -31,7 +36,10 @@ export async function prepareTokenRefresh(
   tokenRefresh: TokenRefreshPluginOptions,
 ): Promise<TokenRefreshPlayerOptions> {
   registerTokenRefresh()
-  let initial: TokenRecord | undefined = assertTokenRecord(await tokenRefresh.getToken({}))
+  // the playback's first token: with a stream id of its own, as the refresher's first one has
+  let initial: TokenRecord | undefined = assertTokenRecord(
+    await tokenRefresh.getToken({ stream: proposeStreamId(), proposed: true }),
+  )
   const src = tokenRefresh.ipBound ? initial.url_ip : initial.url
   const next = (context: TokenContext) => {
     const record = initial

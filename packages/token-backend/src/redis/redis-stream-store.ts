@@ -48,6 +48,19 @@ if r.id then
   end
   for _, s in ipairs(streams) do
     if s.id == r.id then
+      if r.network then
+        local networks, known = s.networks or {}, false
+        for _, n in ipairs(networks) do
+          if n == r.network then known = true end
+        end
+        if not known then
+          if r.maxNetworks and #networks >= r.maxNetworks then
+            return cjson.encode({kind = 'ended', reason = 'networks'})
+          end
+          networks[#networks + 1] = r.network
+          s.networks = networks
+        end
+      end
       s.lastSeenAt = math.max(s.lastSeenAt, now)
       s.expiresAt = math.max(s.expiresAt, r.untilMs)
       s.keepUntil = math.max(s.keepUntil, r.keepUntilMs)
@@ -58,6 +71,7 @@ if r.id then
 end
 local lease = {id = r.newId, lane = r.lane, startedAt = now, lastSeenAt = now,
   expiresAt = r.untilMs, keepUntil = math.max(r.untilMs, r.keepUntilMs)}
+if r.network then lease.networks = {r.network} end
 local others = {}
 for _, s in ipairs(streams) do
   if s.id ~= lease.id then others[#others + 1] = s end

@@ -67,6 +67,21 @@ describe('stream limits over Redis, three instances', () => {
     }
   })
 
+  it("a proposed id retried on other instances, at once and later, is one stream (the player's first /token, its retry, a reload)", async () => {
+    const apps = instances(1)
+    const sub = viewer()
+    const id = crypto.randomUUID().replaceAll('-', '')
+    const answers = await Promise.all(apps.map((app) => token(app, sub, id)))
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200])
+    for (const answer of answers)
+      expect(((await answer.json()) as StreamTokenRecord).stream).toBe(id)
+    expect(
+      ((await (await token(apps[2] as App, sub, id)).json()) as StreamTokenRecord).stream,
+    ).toBe(id)
+    // the slot is that stream's: a second playback is refused at limit 1
+    expect((await token(apps[1] as App, sub)).status).toBe(409)
+  })
+
   it('with Redis down: a new stream is a 503, a stream this instance admitted plays on; all recovers', async () => {
     const [first, second] = harnesses(2)
     const [a, b] = [first?.app, second?.app] as [App, App]

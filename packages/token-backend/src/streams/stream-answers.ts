@@ -49,7 +49,9 @@ export function refuseEndedStream(status: StreamRefusalStatus, reason: StreamEnd
     status,
     reason === 'evicted'
       ? 'stream ended: a newer stream of this viewer took its place'
-      : 'stream ended by the operator',
+      : reason === 'networks'
+        ? 'stream refused: it already plays on as many networks as allowed; start a new one'
+        : 'stream ended by the operator',
     { code: 'stream_ended', reason },
   )
 }
@@ -71,11 +73,11 @@ export interface StreamAuditLine {
   stream?: string
   lane: StreamLane
   limit: number
-  /** The viewer's active streams after this (a refusal: before it). */
+  /** The viewer's active streams after this (a refusal: before it; `networks`: 0, not counted). */
   active: number
   /** `stream_would_refuse`: what enforce would have done. */
   policy?: string
-  /** `stream_ended`: `evicted` or `ended`. */
+  /** `stream_ended`: `evicted` or `ended`; `stream_refused` of a shared id: `networks`. */
   reason?: StreamEndReason
   request_id: string
 }

@@ -44,6 +44,9 @@ export interface StreamPass {
   keepUntilMs: number
   /** A renewal this instance wrote less than this long ago is not written again (session leaves). */
   throttleMs?: number | undefined
+  /** JavaScript lane: the request's network and how many one stream may use (`StreamRequest`). */
+  network?: string | undefined
+  maxNetworks?: number | undefined
   /** The refusal's status: 409 (`/token`, `/session`) or 403 (a session's leaf). */
   status: StreamRefusalStatus
 }
@@ -119,6 +122,8 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
         nowMs,
         untilMs: ask.untilMs,
         keepUntilMs: ask.keepUntilMs,
+        network: ask.network,
+        maxNetworks: ask.maxNetworks,
         limit,
         policy: settings.policy,
         mode: settings.mode,
@@ -139,7 +144,17 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
           seen.set(key(sub, verdict.lease.id), { atMs: nowMs, lease: verdict.lease })
         return verdict.lease
       case 'ended':
-        if (id !== undefined) seen.delete(key(sub, id))
+        if (verdict.reason === 'networks')
+          // one id from one network too many: shared between devices (the stream plays on)
+          note(c, 'stream_refused', nowMs, {
+            sub,
+            ...(id !== undefined && { stream: id }),
+            lane,
+            limit,
+            active: 0,
+            reason: 'networks',
+          })
+        else if (id !== undefined) seen.delete(key(sub, id))
         return refuseEndedStream(ask.status, verdict.reason)
       case 'refused':
         note(c, 'stream_refused', nowMs, { sub, lane, limit, active: verdict.active.length })

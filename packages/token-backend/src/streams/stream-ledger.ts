@@ -21,10 +21,19 @@ export interface StreamLease {
    * "ended" rather than admitted anew: the session's own expiry, or {@link expiresAt}.
    */
   keepUntil: number
+  /**
+   * JavaScript lane: the networks (`sessionNetwork`) its refreshes came from, at most the
+   * request's `maxNetworks`: one id shared between devices counts as one stream on that many
+   * networks at most.
+   */
+  networks?: string[]
 }
 
-/** Why a stream was ended. */
-export type StreamEndReason = 'evicted' | 'ended'
+/**
+ * Why a stream was ended (`evicted`, `ended`), or why a refresh of it was refused while it plays
+ * on (`networks`: from one network more than `maxNetworks`; only that refresh is refused).
+ */
+export type StreamEndReason = 'evicted' | 'ended' | 'networks'
 
 /** An ended stream, remembered until `until` (Unix ms). */
 export interface EndedStream {
@@ -44,7 +53,10 @@ export interface ViewerStreams {
 export interface StreamRequest {
   /** The stream the client names (the previous record's `stream`, the session id); none: new. */
   id?: string | undefined
-  /** The id a new stream gets (a fresh random id, or the session id). */
+  /**
+   * The id a new stream gets: the id the client named when this ledger does not know it (a
+   * retried first `/token`, a reload resuming its stream), a fresh random id, or the session id.
+   */
   newId: string
   lane: StreamLane
   nowMs: number
@@ -52,6 +64,10 @@ export interface StreamRequest {
   untilMs: number
   /** See {@link StreamLease.keepUntil}. */
   keepUntilMs: number
+  /** The network this request comes from (JavaScript lane), counted in {@link StreamLease.networks}. */
+  network?: string | undefined
+  /** How many networks one stream may be refreshed from (with `network`). */
+  maxNetworks?: number | undefined
   /** This viewer's limit (the claim's, or the configuration's). */
   limit: number
   policy: StreamPolicy
@@ -118,8 +134,12 @@ export function admitStream(
       return { state: live, verdict: { kind: 'ended', reason: ended.reason } }
     const found = live.streams.find((lease) => lease.id === named)
     if (found !== undefined) {
+      const networks = networksAfter(found, request)
+      if (networks === undefined)
+        return { state: live, verdict: { kind: 'ended', reason: 'networks' } }
       const lease: StreamLease = {
         ...found,
+        ...(networks.length > 0 && { networks }),
         lastSeenAt: Math.max(found.lastSeenAt, nowMs),
         expiresAt: Math.max(found.expiresAt, request.untilMs),
         keepUntil: Math.max(found.keepUntil, request.keepUntilMs),
@@ -135,6 +155,7 @@ export function admitStream(
     lastSeenAt: nowMs,
     expiresAt: request.untilMs,
     keepUntil: Math.max(request.untilMs, request.keepUntilMs),
+    ...(request.network !== undefined && { networks: [request.network] }),
   }
   // a new stream whose id is active already (the same session coming back twice at once)
   const others = live.streams.filter((each) => each.id !== lease.id)
@@ -162,6 +183,17 @@ export function admitStream(
       active: kept.length + 1,
     },
   }
+}
+
+/**
+ * The networks of `lease` once `request` renews it; `undefined` when the request comes from one
+ * network more than `maxNetworks` allows (the stream plays on for the others).
+ */
+function networksAfter(lease: StreamLease, request: StreamRequest): string[] | undefined {
+  const known = lease.networks ?? []
+  const { network, maxNetworks = Number.POSITIVE_INFINITY } = request
+  if (network === undefined || known.includes(network)) return known
+  return known.length < maxNetworks ? [...known, network] : undefined
 }
 
 /**

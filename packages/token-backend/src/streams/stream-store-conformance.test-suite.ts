@@ -220,6 +220,55 @@ export function describeStreamStore(name: string, harness: StreamStoreHarness): 
       expect(await stores[1 % stores.length]?.list(sub, now())).toHaveLength(3)
     })
 
+    it(`a client's id named 20 times at once (a start and its retries, newId = id) is one stream${peersNote}`, async () => {
+      const stores = await instances(3)
+      const sub = viewer()
+      const id = newId()
+      const verdicts = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (stores[i % stores.length] as StreamStore).admit(sub, ask({ id, newId: id, limit: 1 })),
+        ),
+      )
+      expect(verdicts.map((verdict) => verdict.kind).sort()).toEqual([
+        'admitted',
+        ...Array<string>(19).fill('renewed'),
+      ])
+      expect((await (stores[0] as StreamStore).list(sub, now())).map((lease) => lease.id)).toEqual([
+        id,
+      ])
+      // evicted, the id is not adopted again while its end is remembered
+      admitted(
+        await (stores[1 % stores.length] as StreamStore).admit(
+          sub,
+          ask({ limit: 1, policy: 'evict-oldest' }),
+        ),
+      )
+      expect(await (stores[0] as StreamStore).admit(sub, ask({ id, newId: id, limit: 1 }))).toEqual(
+        {
+          kind: 'ended',
+          reason: 'evicted',
+        },
+      )
+    })
+
+    it('one id from one network more than maxNetworks is refused (networks), the stream plays on for the others', async () => {
+      const store = await harness.make()
+      const sub = viewer()
+      const id = newId()
+      const from = (network: string) => ask({ id, newId: id, network, maxNetworks: 2, limit: 1 })
+      expect(admitted(await store.admit(sub, from('net-a'))).lease.networks).toEqual(['net-a'])
+      const second = await store.admit(sub, from('net-b'))
+      expect(second).toMatchObject({ kind: 'renewed', lease: { networks: ['net-a', 'net-b'] } })
+      expect(await store.admit(sub, from('net-c'))).toEqual({ kind: 'ended', reason: 'networks' })
+      for (const network of ['net-a', 'net-b'])
+        expect((await store.admit(sub, from(network))).kind).toBe('renewed')
+      // without a network (the session lane, SESSION_BINDING=none): not counted
+      expect((await store.admit(sub, ask({ id, newId: id, limit: 1 }))).kind).toBe('renewed')
+      expect((await store.list(sub, now())).map((lease) => lease.networks)).toEqual([
+        ['net-a', 'net-b'],
+      ])
+    })
+
     it(`20 starts at once with evict-oldest leave exactly the limit active, every other one evicted${peersNote}`, async () => {
       const stores = await instances(3)
       const sub = viewer()

@@ -94,15 +94,16 @@ describe('GET /token with STREAM_LIMIT=2 (reject-newest)', () => {
     expect(lines[0]).toMatchObject({ stream: first, lane: 'token', limit: 2, active: 1 })
   })
 
-  it("frees a stream's slot at its token's expiry + the grace; its id then starts a new stream", async () => {
-    const { app, clock } = streamApp({ limit: 1, graceSeconds: 30 })
+  it("frees a stream's slot at its token's expiry + the grace; its id then starts a new stream under that id", async () => {
+    const { app, clock, lines } = streamApp({ limit: 1, graceSeconds: 30 })
     const sub = viewer()
     const first = await started(app, sub, '&expire=60')
     clock.ms += 89_000
     expect((await token(app, sub)).status).toBe(409)
     clock.ms += 1_000
-    const next = await started(app, sub, `&stream=${first}`)
-    expect(next).not.toBe(first)
+    // a reload after a long pause: admitted anew (the slot was free), and keeps its id
+    expect(await started(app, sub, `&stream=${first}`)).toBe(first)
+    expect(lines.filter((line) => line.event === 'stream_admitted')).toHaveLength(2)
   })
 
   it("takes the viewer JWT's max_streams claim over the configured limit", async () => {
@@ -127,6 +128,102 @@ describe('GET /token with STREAM_LIMIT=2 (reject-newest)', () => {
     })
     const malformed = await token(app, viewer(), '&stream=short')
     expect(malformed.status).toBe(400)
+  })
+})
+
+describe('GET /token: one id per playback, whoever names it first', () => {
+  // the player proposes its id with its first /token (and a reload of the tab sends it again)
+  const proposed = () => crypto.randomUUID().replaceAll('-', '')
+
+  it('a first /token retried after its answer was lost counts once: the proposed id is adopted, then renewed', async () => {
+    const { app, lines } = streamApp({ limit: 1 })
+    const sub = viewer()
+    const id = proposed()
+    expect(await started(app, sub, `&stream=${id}`)).toBe(id)
+    // the retry (the first answer never reached the player) and a reload of the page
+    expect(await started(app, sub, `&stream=${id}`)).toBe(id)
+    expect(await started(app, sub, `&stream=${id}`)).toBe(id)
+    expect(lines.filter((line) => line.event === 'stream_admitted')).toEqual([
+      expect.objectContaining({ sub, stream: id, active: 1 }),
+    ])
+    // a second tab proposes its own id: a second stream, refused at limit 1
+    const other = await token(app, sub, `&stream=${proposed()}`)
+    expect(await other.json()).toMatchObject({ code: 'stream_limit', limit: 1 })
+  })
+
+  it("ids are per viewer: another viewer naming the same id starts their own stream, apart from the first viewer's", async () => {
+    const { app } = streamApp({ limit: 1 })
+    const [ann, bob] = [viewer(), viewer()]
+    const id = proposed()
+    expect(await started(app, ann, `&stream=${id}`)).toBe(id)
+    expect(await started(app, bob, `&stream=${id}`)).toBe(id)
+    expect(await started(app, ann, `&stream=${id}`)).toBe(id)
+  })
+
+  it('an evicted id stays refused (stream_ended) while it is remembered: never adopted again', async () => {
+    const { app, clock } = streamApp({ limit: 1, policy: 'evict-oldest', graceSeconds: 30 })
+    const sub = viewer()
+    const id = proposed()
+    await started(app, sub, `&stream=${id}&expire=60`)
+    await started(app, sub, `&stream=${proposed()}`)
+    clock.ms += 89_000
+    const refused = await token(app, sub, `&stream=${id}`)
+    expect(await refused.json()).toMatchObject({ code: 'stream_ended', reason: 'evicted' })
+  })
+
+  it('the Durable Object adopts a proposed id once, however many retries of it come at once', async () => {
+    const { app } = streamApp({ limit: 2 })
+    const sub = viewer()
+    const id = proposed()
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => token(app, sub, `&stream=${id}`, undefined, env)),
+    )
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200])
+    const streams = await Promise.all(
+      answers.map(async (answer) => ((await answer.json()) as StreamTokenRecord).stream),
+    )
+    expect(new Set(streams)).toEqual(new Set([id]))
+    // one slot taken: one more stream fits, a third does not
+    expect((await token(app, sub, '', undefined, env)).status).toBe(200)
+    expect((await token(app, sub, '', undefined, env)).status).toBe(409)
+  })
+})
+
+describe('GET /token: one stream id on at most SESSION_MAX_NETWORKS networks', () => {
+  const from = async (app: App, sub: string, id: string, ip: string) => {
+    const { headers } = await asViewer(sub)
+    return app.request(
+      `http://token.test/token?video=demo&stream=${id}`,
+      { headers: { ...headers, 'cf-connecting-ip': ip } },
+      env,
+    )
+  }
+
+  it('a shared id is refused from a third network (stream_ended, networks) and plays on for the first two', async () => {
+    const { app, lines } = streamApp({ limit: 2 })
+    const sub = viewer()
+    const id = crypto.randomUUID().replaceAll('-', '')
+    expect((await from(app, sub, id, '203.0.113.7')).status).toBe(200)
+    // a new address in the same /24 (the default SESSION_BINDING=prefix) is the same network
+    expect((await from(app, sub, id, '203.0.113.99')).status).toBe(200)
+    // Wi-Fi to mobile: a second network, allowed (SESSION_MAX_NETWORKS defaults to 2)
+    expect((await from(app, sub, id, '2001:db8:1:2::5')).status).toBe(200)
+    const refused = await from(app, sub, id, '198.51.100.1')
+    expect(refused.status).toBe(409)
+    expect(await refused.json()).toEqual({
+      error: 'stream refused: it already plays on as many networks as allowed; start a new one',
+      code: 'stream_ended',
+      reason: 'networks',
+    })
+    expect(lines.filter((line) => line.event === 'stream_refused')).toEqual([
+      expect.objectContaining({ sub, stream: id, lane: 'token', reason: 'networks' }),
+    ])
+    expect((await from(app, sub, id, '203.0.113.7')).status).toBe(200)
+    expect((await from(app, sub, id, '2001:db8:1:2::77')).status).toBe(200)
+    // the refused device starts its own stream: counted as one more
+    expect(
+      (await from(app, sub, crypto.randomUUID().replaceAll('-', ''), '198.51.100.1')).status,
+    ).toBe(200)
   })
 })
 
