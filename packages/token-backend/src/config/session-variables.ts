@@ -56,7 +56,8 @@ export const SESSION_VARIABLES = {
     default: SESSION_DEFAULTS.maxNetworks,
     doc: {
       section: 'sessions',
-      about: 'distinct networks one session may be used from, the issuing one included (1–8)',
+      about:
+        'distinct networks one session may be used from, the issuing one included (1–8); with STREAM_LIMIT, also one JavaScript-lane stream (its refreshes)',
     },
   }),
   SESSION_LEAF_LIFETIME: spec({
