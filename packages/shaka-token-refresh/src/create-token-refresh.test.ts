@@ -112,7 +112,7 @@ describe('403/410 recovery', () => {
     expect(refresh.refresher.rejected).toBe(true)
   })
 
-  it('once the refresher gives up, Shaka stops: fatal playlist updates, refused segments not retried', async () => {
+  it('once the refresher gives up, Shaka stops: fatal playlist updates, refused segments not retried, no rendition switch', async () => {
     const pageCallback: shaka.util.Error[] = []
     player.configure({
       streaming: { failureCallback: (error: shaka.util.Error) => pageCallback.push(error) },
@@ -138,6 +138,8 @@ describe('403/410 recovery', () => {
     expect(String(errors[0])).toContain('TokenRejectedError')
     const config = player.getConfiguration()
     expect(config.manifest.raiseFatalErrorOnManifestUpdateRequestFailure).toBe(true)
+    // no other rendition tried: every rendition's requests are refused alike
+    expect(config.streaming.maxDisabledTime).toBe(0)
     const error = refused(new URL('v0/seg_001.ts', refresh.url).href)
     config.streaming.failureCallback(error)
     expect(pageCallback).toHaveLength(1) // not retried: it stays fatal

@@ -27,7 +27,8 @@ export type ConfigurablePlayer = Pick<
  * longer retried (the page's own `failureCallback` still sees every other error). A refused
  * stream's token is still valid: from the refusal on, every request of this video fails at once
  * in a request filter, which Shaka raises as a CRITICAL `REQUEST_FILTER_ERROR` (1006) whose
- * `data[0]` is the StreamLimitError (`maxDisabledTime` 0: no other rendition is tried). Returns
+ * `data[0]` is the StreamLimitError. In both cases no other rendition is tried (`maxDisabledTime`
+ * 0): every rendition of the video is refused alike. Returns
  * the function that stops watching.
  *
  * @example
@@ -50,9 +51,12 @@ export function stopOnTokenRejection(
       const refused = isTokenRefusal(Number(status)) && refresher.owns(String(uri))
       if (!refused) pageCallback(error)
     }
+    // maxDisabledTime 0: Shaka would otherwise take a refused segment as one rendition's
+    // fault, disable it for 30 s and switch to the next, whose requests are refused too (a DASH
+    // VOD of two video renditions made 25 requests in 8 s after the give-up, cycling them)
     player.configure({
       manifest: { raiseFatalErrorOnManifestUpdateRequestFailure: true },
-      streaming: { failureCallback },
+      streaming: { failureCallback, maxDisabledTime: 0 },
     })
   }
   refresher.addEventListener('error', onError)
@@ -71,7 +75,6 @@ function refuseVideo(
   refresher: TokenRefresher,
   error: StreamLimitError,
 ): () => void {
-  player.configure({ streaming: { maxDisabledTime: 0 } })
   const engine = player.getNetworkingEngine()
   const refuse: shaka.extern.RequestFilter = (_type, request) => {
     if (request.uris.some((uri) => refresher.owns(uri))) throw error
