@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
+import { pinnedCommand } from './cpu-affinity.ts'
 
 /**
  * Starts a Node entry (a server) with `env` on `port` and resolves once it answers HTTP. Its
  * stdout (audit lines) goes to /dev/null: read through a pipe by the bench's process, it would
- * take CPU from the load generator.
+ * take CPU from the load generator. `cpuList` pins it to those CPUs (`cpuSplit`).
  *
  * @example
  * ```ts
@@ -15,9 +16,10 @@ export async function startNodeServer(
   entry: string,
   port: number,
   env: Record<string, string>,
+  cpuList?: string,
 ): Promise<ChildProcess> {
   const sink = openSync('/dev/null', 'w')
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(...pinnedCommand(cpuList, [process.execPath, entry]), {
     env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
     stdio: ['ignore', sink, 'inherit'],
   })

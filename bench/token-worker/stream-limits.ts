@@ -3,6 +3,7 @@ import { connectRedis } from '@proj/token-backend/redis'
 import autocannon from 'autocannon'
 import { sign } from 'hono/jwt'
 import { median, quick, report, stamp, table } from '../report.ts'
+import { cpuMicros, cpuSplit, pinProcess } from './cpu-affinity.ts'
 import { startNodeServer } from './node-server.ts'
 import { type BenchRedis, freePort, redisServerBinary, startBenchRedis } from './redis-server.ts'
 import { commandCalls, difference } from './redis-stats.ts'
@@ -14,10 +15,14 @@ import { tokenWorkerNode } from './wrangler-build.ts'
 // alternated, so that the load of a shared machine falls on every target alike. Each viewer has
 // its own JWT (`sub`), one token stream and one session. The Redis server is this run's own:
 // INFO commandstats, read around every Redis run, says what each request cost it.
+// Each server under test runs on a CPU of its own, the bench process and redis-server on the others
+// (cpu-affinity.ts): on two cores, a third busy process would otherwise take the server's CPU in
+// proportion to how busy Redis is, which measures the scheduler. The server's own CPU time per
+// request is read around every run too, and 100 connections keep it busy while requests wait on Redis.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 6))
 const DURATION = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 3))
 const VIEWERS = Number(process.env.BENCH_VIEWERS ?? (quick ? 10 : 100))
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100)
 const JWT_SECRET = 'bench-stream-limits-jwt-secret-0123456789'
 const env = {
   CLIENT_ID: '12345',
@@ -37,6 +42,8 @@ interface Target {
   store: 'memory' | 'Redis'
   limits: boolean
   base: string
+  /** The server's process, for its CPU time. */
+  pid: number
   /** Each viewer's refresh (`/token?…&stream=`) and session leaf. */
   requests: Record<Endpoint, autocannon.Request[]>
 }
@@ -46,6 +53,9 @@ interface Run {
   seconds: number
   requests: number
   redisCommands: number
+  /** The server's CPU time per request (µs) and the share of the run it was busy. */
+  cpuPerRequest: number
+  busy: number
 }
 const nameOf = ({ store, limits }: Target) => `${store}, limits ${limits ? 'on' : 'off'}`
 
@@ -91,6 +101,11 @@ const redis: BenchRedis | undefined = await startBenchRedis()
 if (redis === undefined)
   console.log(`[bench] no redis-server at ${redisServerBinary}: the Redis rows are skipped`)
 const client = redis === undefined ? undefined : await connectRedis(redis.url)
+const split = cpuSplit()
+if (split) {
+  pinProcess(process.pid, split.rest)
+  if (redis) pinProcess(redis.pid, split.rest)
+}
 const servers: { kill(): boolean }[] = []
 const runs = new Map<string, Run[]>()
 const key = (target: Target, endpoint: Endpoint) => `${nameOf(target)} ${endpoint}`
@@ -102,9 +117,10 @@ try {
       ...(store === 'Redis' && redis && { REDIS_URL: redis.url }),
       ...(limits && { STREAM_LIMIT: '2' }),
     }
-    servers.push(await startNodeServer(tokenWorkerNode, port, { ...env, ...more }))
+    const server = await startNodeServer(tokenWorkerNode, port, { ...env, ...more }, split?.server)
+    servers.push(server)
     const base = `http://127.0.0.1:${port}`
-    return { store, limits, base, requests: await viewerRequests(base) }
+    return { store, limits, base, pid: server.pid ?? 0, requests: await viewerRequests(base) }
   }
   for (const store of redis ? (['memory', 'Redis'] as const) : (['memory'] as const))
     for (const limits of [false, true]) targets.push(await start(store, limits))
@@ -114,7 +130,9 @@ try {
     for (const endpoint of ENDPOINTS)
       for (const target of order) {
         const before = target.store === 'Redis' && client ? await commandCalls(client) : undefined
+        const cpuBefore = cpuMicros(target.pid) ?? Number.NaN
         const result = await load(target, endpoint, DURATION)
+        const cpuUsed = (cpuMicros(target.pid) ?? Number.NaN) - cpuBefore
         const after = before && client ? await commandCalls(client) : undefined
         const commands = before && after ? difference(after, before) : new Map<string, number>()
         const run: Run = {
@@ -123,6 +141,8 @@ try {
           seconds: result.duration,
           requests: result.requests.total,
           redisCommands: [...commands.values()].reduce((sum, calls) => sum + calls, 0),
+          cpuPerRequest: cpuUsed / result.requests.total,
+          busy: cpuUsed / (result.duration * 1e6),
         }
         runs.set(key(target, endpoint), [...(runs.get(key(target, endpoint)) ?? []), run])
       }
@@ -136,6 +156,7 @@ try {
 const percent = (ratio: number) => `${(ratio * 100).toFixed(0)} %`
 const rows: string[][] = []
 const ratios: number[] = []
+const capacities: number[] = []
 for (const endpoint of ENDPOINTS)
   for (const off of targets.filter((target) => !target.limits)) {
     const on = targets.find((target) => target.limits && target.store === off.store)
@@ -145,11 +166,18 @@ for (const endpoint of ENDPOINTS)
     // each round's run over the run of the other next to it: the machine's drift cancels out
     const ratio = median(onRuns.map((run, round) => run.rps / (offRuns[round]?.rps ?? Number.NaN)))
     ratios.push(ratio)
+    // what one request costs the instance, off over on: its capacity, whoever bounds the rate
+    const capacity = median(
+      onRuns.map((run, round) => (offRuns[round]?.cpuPerRequest ?? Number.NaN) / run.cpuPerRequest),
+    )
+    capacities.push(capacity)
     const perStream = (all: Run[]) => {
       const seconds = all.reduce((sum, run) => sum + run.seconds, 0)
       const commands = all.reduce((sum, run) => sum + run.redisCommands, 0)
       return off.store === 'Redis' ? (commands / seconds / VIEWERS).toFixed(2) : ''
     }
+    const cpuOf = (all: Run[]) =>
+      `${median(all.map((run) => run.cpuPerRequest)).toFixed(1)} (${percent(median(all.map((run) => run.busy)))})`
     rows.push([
       endpoint === 'token' ? 'GET /token (refresh)' : 'session leaf (302)',
       off.store,
@@ -157,23 +185,28 @@ for (const endpoint of ENDPOINTS)
       Math.round(median(onRuns.map((run) => run.rps))).toLocaleString('en'),
       `**${percent(ratio)}**`,
       `${median(offRuns.map((run) => run.p99))} / ${median(onRuns.map((run) => run.p99))}`,
+      `${cpuOf(offRuns)} / ${cpuOf(onRuns)}`,
+      percent(capacity),
       perStream(offRuns) && `${perStream(offRuns)} → ${perStream(onRuns)}`,
     ])
   }
-if (!redis) rows.push(['both', 'Redis', `skipped: no ${redisServerBinary}`, '', '', '', ''])
+if (!redis) rows.push(['both', 'Redis', `skipped: no ${redisServerBinary}`, '', '', '', '', '', ''])
 const worst = ratios.length > 0 ? Math.min(...ratios) : Number.NaN
+const worstCapacity = capacities.length > 0 ? Math.min(...capacities) : Number.NaN
 
 const cpu = cpus()
 report(
   'stream-limits',
   `${stamp(
-    `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'} (load average ${started.load.toFixed(1)} at the start); the token worker's Node entry, one process per store and setting (AUTH_MODE=jwt in all: a viewer is a JWT's sub); autocannon in the bench process, ${CONNECTIONS} connections cycling through ${VIEWERS} viewers' requests (each with one token stream and one session); ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} × ${DURATION} s per target and endpoint, alternated, after 1 s of warm-up each; ${redis ? `redis-server ${redis.version} of this run on loopback` : 'no redis-server'}`,
+    `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'} (load average ${started.load.toFixed(1)} at the start); the token worker's Node entry, one process per store and setting (AUTH_MODE=jwt in all: a viewer is a JWT's sub); autocannon in the bench process, ${CONNECTIONS} connections cycling through ${VIEWERS} viewers' requests (each with one token stream and one session); ${split ? `each server pinned to CPU ${split.server}, the bench process and redis-server to CPU ${split.rest}` : 'no CPU pinning (one CPU or no taskset)'}; ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} × ${DURATION} s per target and endpoint, alternated, after 1 s of warm-up each; ${redis ? `redis-server ${redis.version} of this run on loopback` : 'no redis-server'}`,
   )}
 
 Stream limits (\`STREAM_LIMIT=2\`) against none, in the same run: a refresh that names its stream
 (one ledger write per request: a player sends one per token lifetime minus its lead) and a session
 leaf (the lease written at most once a second per session and instance). req/s and p99 are medians
-over the rounds, "on vs off" the median of the rounds' own ratios; Redis commands per viewer and
+over the rounds, "on vs off" the median of the rounds' own ratios; the instance's CPU time per
+request and the share of each run it was busy (near 100 %: the instance, not the load generator or
+the round trip, bounds the rate), medians; Redis commands per viewer and
 second under this load, without limits → with them, as INFO commandstats counts them (an
 \`EVALSHA\` and the \`GET\` and \`SET\` its script runs are three; the leaf's other command is the
 revocation check of the 1-s session cache):
@@ -186,6 +219,8 @@ ${table(
     'req/s on',
     'on vs off',
     'p99 ms off / on',
+    'instance CPU µs per request off / on (busy)',
+    'on vs off by CPU',
     'Redis commands per stream per second',
   ],
   rows,
@@ -195,5 +230,7 @@ Goal (issue 33): limits on ≥ 90 % of off, every row: ${
     Number.isNaN(worst)
       ? 'not measured'
       : `**${percent(worst)}** at worst (${worst >= 0.9 ? 'met' : 'not met'})`
+  }; by the instance's CPU per request: ${
+    Number.isNaN(worstCapacity) ? 'not measured' : `${percent(worstCapacity)} at worst`
   }.`,
 )

@@ -103,7 +103,10 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
   ): Promise<StreamLease> {
     const nowMs = now()
     const { sub, id, lane, limit } = ask
-    const known = id === undefined ? undefined : seen.get(key(sub, id))
+    // what this instance remembers is needed by a session's leaves (throttled) and in an
+    // outage only: a refresh does not pay for the lookup
+    const recall = () => (id === undefined ? undefined : seen.get(key(sub, id)))
+    const known = ask.throttleMs === undefined ? undefined : recall()
     if (known !== undefined && ask.throttleMs !== undefined) {
       if (nowMs - known.atMs < ask.throttleMs) return known.lease
       // the leaves that come while this stream's renewal is on its way share its answer: a
@@ -129,12 +132,9 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
         mode: settings.mode,
       })
       .catch((error: unknown) => {
-        if (
-          error instanceof StoreUnavailableError &&
-          known !== undefined &&
-          nowMs - known.atMs < STORE_OUTAGE_TRUST_MS
-        )
-          return { kind: 'renewed' as const, lease: known.lease, trusted: true }
+        const trusted = error instanceof StoreUnavailableError ? (known ?? recall()) : undefined
+        if (trusted !== undefined && nowMs - trusted.atMs < STORE_OUTAGE_TRUST_MS)
+          return { kind: 'renewed' as const, lease: trusted.lease, trusted: true }
         throw error
       })
     switch (verdict.kind) {

@@ -100,6 +100,12 @@ export const NO_STREAMS: ViewerStreams = Object.freeze({ streams: [], ended: [] 
 
 /** What is still alive at `nowMs`: expired leases and forgotten ends dropped. */
 export function pruneStreams(state: ViewerStreams, nowMs: number): ViewerStreams {
+  // the common case (every refresh of a playing stream) allocates nothing
+  if (
+    state.streams.every((lease) => lease.expiresAt > nowMs) &&
+    state.ended.every((end) => end.until > nowMs)
+  )
+    return state
   return {
     streams: state.streams.filter((lease) => lease.expiresAt > nowMs),
     ended: state.ended.filter((end) => end.until > nowMs),
