@@ -8,6 +8,7 @@ export default defineConfig({
       'packages/*/vitest.config.ts',
       'apps/*/vitest.config.ts',
       'scripts/vitest.config.mjs',
+      'stack/vitest.config.ts',
     ],
   },
 })

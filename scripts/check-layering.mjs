@@ -3,7 +3,8 @@
 // - packages/* are libraries: they depend on no app (a library's tests may run one as a fixture,
 //   a devDependency imported only by test files: the token backend's sessions are tested against
 //   the CDN emulator), and nothing product-side (packages/*, apps/*) depends on the test,
-//   benchmark or local-stack workspaces (e2e, bench, stack);
+//   benchmark or local-stack workspaces (e2e, bench, stack), but for the same kind of fixture:
+//   a library's tests may take the stack's helpers (the token backend's redis-server on a freePort);
 // - every workspace imports another only by its package name, declared in its package.json: no
 //   relative import leaves its folder (`../../scripts/…`, `../../apps/…`), so the layering of the
 //   manifests is the layering of the code.
@@ -58,16 +59,22 @@ for (const { folder, layer, manifest } of all) {
       Object.keys(manifest[kind] ?? {}),
     ),
   )
-  // apps a library's tests use: allowed as devDependencies, imported by test code only
+  // apps and the stack a library's tests use: allowed as devDependencies, imported by test code only
   const fixtures = new Set()
   for (const name of declared) {
     const target = layerOf.get(name)
-    if (layer === 'packages' && target === 'apps') {
+    if (layer === 'packages' && (target === 'apps' || target === 'stack')) {
       if (shipped.has(name))
-        violations.push(`${folder}/package.json: the library depends on the app ${name}`)
+        violations.push(
+          `${folder}/package.json: the library depends on the ${target === 'apps' ? 'app' : 'stack'} ${name}`,
+        )
       else fixtures.add(name)
     }
-    if ((layer === 'packages' || layer === 'apps') && ['e2e', 'bench', 'stack'].includes(target))
+    if (
+      (layer === 'packages' || layer === 'apps') &&
+      ['e2e', 'bench', 'stack'].includes(target) &&
+      !fixtures.has(name)
+    )
       violations.push(`${folder}/package.json: product code depends on ${name} (${target})`)
   }
   for (const file of codeFiles(root, folder).filter((file) => !inNestedPackage(folder, file))) {
@@ -82,7 +89,7 @@ for (const { folder, layer, manifest } of all) {
         if (name !== manifest.name && !declared.has(name))
           violations.push(`${file}: imports ${name}, which ${folder}/package.json does not declare`)
         else if (fixtures.has(name) && !TEST_CODE.test(relative(folder, file)))
-          violations.push(`${file}: the library's code imports the app ${name} (tests only)`)
+          violations.push(`${file}: the library's code imports the fixture ${name} (tests only)`)
       }
     }
   }
@@ -92,5 +99,5 @@ if (violations.length) {
   process.exit(1)
 }
 console.log(
-  `layering: ${all.length} workspaces; no library depends on an app, no product code on e2e, bench or stack, every cross-workspace import by declared package name`,
+  `layering: ${all.length} workspaces; no library depends on an app, no product code on e2e, bench or stack (test fixtures aside), every cross-workspace import by declared package name`,
 )

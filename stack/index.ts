@@ -1,3 +1,11 @@
+export {
+  ephemeralStart,
+  freePort,
+  PORT_BLOCKS,
+  type PortBlockSettings,
+  portBlock,
+  portSlot,
+} from './free-port.ts'
 export { type LocalPorts, localPorts, localStack } from './local-stack.ts'
 export {
   apiWorker,

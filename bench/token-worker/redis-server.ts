@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from '@proj/stack'
 
 /** A throwaway `redis-server` of one benchmark run, on a loopback port. */
 export interface BenchRedis {
@@ -19,20 +19,11 @@ export interface BenchRedis {
 export const redisServerBinary = process.env.REDIS_SERVER ?? '/usr/bin/redis-server'
 
 /**
- * A free loopback port (another process may take it before it is used: good enough here).
- *
- * @example
- * ```ts
- * const server = await startNodeServer(entry, await freePort(), env)
- * ```
+ * A free loopback port below the kernel's ephemeral range (`@proj/stack`), so that no outgoing
+ * connection of the run takes it before the server binds it; re-exported for the benchmarks that
+ * import it from here.
  */
-export async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1')
-  await once(probe, 'listening')
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
+export { freePort }
 
 /**
  * Starts `redis-server` on a free loopback port without persistence (`--save ''

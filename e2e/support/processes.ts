@@ -2,8 +2,7 @@
 // child process per server, its output kept for the error that names why it did not come up.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 
 /** The repository root. */
@@ -43,56 +42,8 @@ export function run(script: string, env: Record<string, string>): ChildServer {
   return { child, output: () => output }
 }
 
-/**
- * Where {@link freePort} looks: below the kernel's ephemeral range, which outgoing connections
- * (Chromium's, ffmpeg's, every client's) draw their source ports from. A port probed free inside
- * that range can be taken by any connection before the server binds it (nginx then fails with
- * "Address already in use"); below it only another listener can take it, and each Playwright worker
- * probes a block of its own.
- */
-const PORT_BLOCK = 500
-function portBlock(): { from: number; to: number } {
-  let ephemeralFrom = 32768
-  try {
-    ephemeralFrom =
-      Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]) ||
-      ephemeralFrom
-  } catch {
-    // not Linux: the IANA ephemeral range starts at 49152; 32768 is below both
-  }
-  // the blocks sit under the range, clear of the stack's fixed ports (15173, 18xxx)
-  const worker = Number(process.env.TEST_PARALLEL_INDEX ?? 0) % 8
-  const to = ephemeralFrom - worker * PORT_BLOCK
-  return { from: to - PORT_BLOCK, to }
-}
-let nextPort = 0
-
-/**
- * A free loopback port, for a server a spec starts itself, so that repeats of the spec running
- * side by side do not meet: the next port of this worker's block (see `portBlock`) that a probe
- * can bind.
- *
- * @example
- * ```ts
- * const port = await freePort()
- * ```
- */
-export async function freePort(): Promise<number> {
-  const { from, to } = portBlock()
-  for (let tried = 0; tried < to - from; tried++) {
-    const port = from + (nextPort++ % (to - from))
-    const probe = createServer().listen(port, '127.0.0.1')
-    const bound = await Promise.race([
-      once(probe, 'listening').then(() => true),
-      once(probe, 'error').then(() => false),
-    ])
-    if (bound) {
-      await new Promise((resolve) => probe.close(resolve))
-      return port
-    }
-  }
-  throw new Error(`freePort: no free port in ${from}-${to - 1}`)
-}
+/** A free loopback port below the ephemeral range, from this Playwright worker's block. */
+export { freePort } from '@proj/stack'
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

@@ -2,8 +2,6 @@
 // whatever happens), npm as a user runs it, and the token record of spec 4.14 recomputed here.
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { once } from 'node:events'
-import { createServer } from 'node:net'
 
 /** A run that takes longer is stuck: it is killed and the check fails. */
 const RUN_LIMIT_MS = 20_000
@@ -110,19 +108,6 @@ export function npm(args, cwd) {
     timeout: 300_000,
   })
   if (run.status !== 0) fail(`npm ${args.join(' ')} failed:\n${run.stdout}${run.stderr}`)
-}
-
-/**
- * A loopback port free right now.
- *
- * @example const port = await freePort()
- */
-export async function freePort() {
-  const probe = createServer().listen(0, '127.0.0.1')
-  await once(probe, 'listening')
-  const { port } = probe.address()
-  await new Promise((resolve) => probe.close(resolve))
-  return port
 }
 
 /**

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { checkLeaf, fail, freePort, serving, startProcess, stopped } from './processes.mjs'
+import { freePort } from '@proj/stack'
+import { checkLeaf, fail, serving, startProcess, stopped } from './processes.mjs'
 
 const ADMIN = 'floor-admin-token-of-32-characters-x'
 const SESSION = {
