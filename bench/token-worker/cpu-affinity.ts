@@ -18,9 +18,28 @@ const TASKSET = '/usr/bin/taskset'
  * ```
  */
 export function cpuSplit(): { server: string; rest: string } | undefined {
-  const count = cpus().length
-  if (count < 2 || !existsSync(TASKSET) || process.env.BENCH_PIN === '0') return undefined
-  return { server: '0', rest: count === 2 ? '1' : `1-${count - 1}` }
+  const [server, ...rest] = allowedCpus()
+  if (server === undefined || rest.length === 0) return undefined
+  if (!existsSync(TASKSET) || process.env.BENCH_PIN === '0') return undefined
+  return { server: String(server), rest: rest.join(',') }
+}
+
+/**
+ * The CPUs this process may run on (a container's cpuset may leave out CPU 0): /proc's
+ * `Cpus_allowed_list` ("0-1", "2,4-5"), else every CPU the OS counts.
+ */
+function allowedCpus(): number[] {
+  let list: string | undefined
+  try {
+    list = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]
+  } catch {
+    // not Linux
+  }
+  if (list === undefined) return cpus().map((_, i) => i)
+  return list.split(',').flatMap((part) => {
+    const [from = Number.NaN, to = from] = part.split('-').map(Number)
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i)
+  })
 }
 
 /**
