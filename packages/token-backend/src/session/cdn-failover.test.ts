@@ -169,6 +169,30 @@ describe('sessions with several CDNs', () => {
     expect(hosts).toEqual(['cdn-b.test', 'cdn-b.test', 'cdn-b.test'])
   })
 
+  it('holds a session that runs through failed segments (ffmpeg on DASH) for a fresh probe: one segment lost, not the rest', async () => {
+    const { faults, request, session, leafHost, advance } = setup()
+    const path = await session()
+    const hostOf = async (file: string) => {
+      const res = await request(`${path}${file}`)
+      expect(res.status).toBe(302)
+      return new URL(res.headers.get('location') ?? '').host
+    }
+    expect(await leafHost(path)).toBe('cdn.test')
+    // A fails between two probes: the next segment goes there blind, as before
+    faults['cdn.test'] = '503'
+    advance(300)
+    const hosts = [
+      await hostOf('dash/chunk-0-011.m4s'),
+      // another track at once is no burst (audio beside video): blind too
+      await hostOf('dash/chunk-2-011.m4s'),
+      // the same track's next segment at once: faster than it plays, so the serving CDN is
+      // probed first, the failure found, and this segment and the rest go to B
+      await hostOf('dash/chunk-0-012.m4s'),
+      await hostOf('dash/chunk-0-013.m4s'),
+    ]
+    expect(hosts).toEqual(['cdn.test', 'cdn.test', 'cdn-b.test', 'cdn-b.test'])
+  })
+
   it('answers a playlist from the next CDN when the serving one fails to give it, at once', async () => {
     const { faults, log, request, session, serving } = setup()
     const path = await session()

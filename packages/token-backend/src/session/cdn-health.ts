@@ -143,15 +143,15 @@ export class CdnHealth {
   }
 
   /**
-   * Whether `id` is due for a probe (none in flight, none within `probeIntervalMs`, and another
-   * CDN to move to: one CDN alone is never probed); when it is, the probe counts as started:
-   * call {@link probed} when it ends.
+   * Whether `id` is due for a probe (none in flight, none started within `intervalMs`, by
+   * default `probeIntervalMs`, and another CDN to move to: one CDN alone is never probed); when
+   * it is, the probe counts as started: call {@link probed} when it ends.
    */
-  claimProbe(id: string): boolean {
+  claimProbe(id: string, intervalMs: number = this.#policy.probeIntervalMs): boolean {
     const state = this.#state(id)
     const at = this.#now()
     if (this.#order.length < 2) return false
-    if (state.probing || at - state.lastProbeAt < this.#policy.probeIntervalMs) return false
+    if (state.probing || at - state.lastProbeAt < intervalMs) return false
     state.probing = true
     state.lastProbeAt = at
     return true

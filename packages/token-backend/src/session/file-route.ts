@@ -194,10 +194,12 @@ export function fileRoute(lane: SessionLane) {
       // probe is waited for, by this leaf and by those that come while it runs (one round trip
       // a second; a hang, the probe timeout), so that the leaves that find a failure already go
       // to the next CDN: a client that does not retry loses nothing to a refusal or a 5xx, and
-      // a hang catches only what was sent in the second before it. The others' run behind. One
-      // CDN is never probed: there is nowhere else to go.
+      // a hang catches only what was sent in the second before it. A session asking for the
+      // same track again at once (a client running through failed segments) has the serving
+      // CDN probed again within 0.1 s. The others' run behind. One CDN is never probed: there is
+      // nowhere else to go.
       if (leaf) {
-        const { serving, others } = cdns.probeDue(target)
+        const { serving, others } = cdns.probeDue(target, { session: claims.sid })
         if (others !== undefined) keepAlive(c, others)
         if (serving !== undefined) await serving
       }

@@ -20,6 +20,48 @@ export interface SessionFileTarget {
   rest: string
 }
 
+/**
+ * How soon a burst may probe the serving CDN again. A client that skips a failed segment and
+ * asks for the next at once (ffmpeg's DASH reader runs through every remaining segment in a
+ * tenth of a second) would otherwise be sent to a failed CDN blind until the next probe a
+ * second later, and lose the rest of the video; a buffer fill pays at most one HEAD per this.
+ */
+export const BURST_PROBE_INTERVAL_MS = 100
+
+/** Within this of its last leaf of the same track, a session's leaf is a burst. */
+export const LEAF_BURST_MS = 250
+
+/** Sessions' tracks whose last leaf is remembered, the most recently used. */
+const BURST_SESSIONS = 10_000
+
+/**
+ * A recorder of each session's last leaf per track (a segment's path with its last number left
+ * out: `v1/seg_#.ts`, `dash/chunk-0-#.m4s`), answering whether a leaf comes within
+ * {@link LEAF_BURST_MS} of the one before it on the same track: faster than any player plays,
+ * so a buffer fill or a client running through failures. The most recently used sessions are
+ * kept (a miss only means a leaf is not seen as a burst).
+ *
+ * @example
+ * ```ts
+ * const burst = leafBurst(Date.now)
+ * burst('sid-1', 'v1/seg_011.ts') // false
+ * burst('sid-1', 'v1/seg_012.ts') // true, when at once
+ * ```
+ */
+export function leafBurst(now: () => number) {
+  const last = new LruMap<string, number>(BURST_SESSIONS)
+  return (session: string, rest: string): boolean => {
+    // the number is the name's, not the extension's (`.m4s`, `.mp4`)
+    const dot = rest.lastIndexOf('.')
+    const stem = dot > rest.lastIndexOf('/') ? rest.slice(0, dot) : rest
+    const key = `${session} ${stem.replace(/\d+(?=\D*$)/, '#')}${rest.slice(stem.length)}`
+    const at = now()
+    const before = last.get(key)
+    last.set(key, at)
+    return before !== undefined && at - before < LEAF_BURST_MS
+  }
+}
+
 /** The CDNs of one configuration as the session lane uses them. */
 export type SessionCdns = ReturnType<typeof sessionCdns>
 
@@ -63,6 +105,7 @@ export function sessionCdns(
   }))
   // each CDN's probe while it runs
   const probing = new Map<string, Promise<void>>()
+  const isBurst = leafBurst(now)
   // the leaves of one video asked within the same second share their signature
   const signed = new LruMap<string, { base: string; query: string }>(SIGNED_CACHE_SIZE)
   const signBase = async (id: string, key: string, { video, type, expires }: SessionFileTarget) => {
@@ -115,15 +158,21 @@ export function sessionCdns(
      * of the CDN serving sessions now, started here or still running from an earlier request
      * (a leaf waits for it: while the serving CDN's health is being asked, nothing is sent
      * there blind); `others`: the rest's (Workers: hand it to `waitUntil`). Each resolves when
-     * done; `undefined` where none is running.
+     * done; `undefined` where none is running. When `session` asks faster than it plays (see
+     * {@link leafBurst}), the serving CDN is probed again unless a probe started within
+     * {@link BURST_PROBE_INTERVAL_MS}.
      */
-    probeDue(target: SessionFileTarget): {
+    probeDue(
+      target: SessionFileTarget,
+      { session }: { session?: string } = {},
+    ): {
       serving: Promise<void> | undefined
       others: Promise<void> | undefined
     } {
       const current = health.serving()
-      const run = (id: string) => {
-        if (!health.claimProbe(id)) return undefined
+      const burst = session !== undefined && isBurst(session, target.rest)
+      const run = (id: string, intervalMs?: number) => {
+        if (!health.claimProbe(id, intervalMs)) return undefined
         const running = probe(id, target)
           .then((fault) => health.probed(id, fault))
           .finally(() => probing.delete(id))
@@ -132,7 +181,7 @@ export function sessionCdns(
       }
       const others = cdns.flatMap(({ id }) => (id === current ? [] : (run(id) ?? [])))
       return {
-        serving: run(current) ?? probing.get(current),
+        serving: run(current, burst ? BURST_PROBE_INTERVAL_MS : undefined) ?? probing.get(current),
         others: others.length === 0 ? undefined : Promise.all(others).then(() => undefined),
       }
     },
