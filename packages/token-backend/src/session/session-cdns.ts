@@ -170,7 +170,8 @@ export function sessionCdns(
       others: Promise<void> | undefined
     } {
       const current = health.serving()
-      const burst = session !== undefined && isBurst(session, target.rest)
+      // one CDN is never probed: its leaves need no record of their pace either
+      const burst = session !== undefined && cdns.length > 1 && isBurst(session, target.rest)
       const run = (id: string, intervalMs?: number) => {
         if (!health.claimProbe(id, intervalMs)) return undefined
         const running = probe(id, target)
