@@ -3,7 +3,6 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { freePort } from '@proj/stack'
 import { type RedisServer, startRedisServer } from './redis-server.ts'
 
 const run = promisify(execFile)
@@ -17,8 +16,8 @@ export interface RedisCluster {
 }
 
 /**
- * Starts three `redis-server --cluster-enabled yes` on free loopback ports, their cluster buses
- * too (no persistence, their cluster files in a temporary folder), joins them with `redis-cli --cluster create` (three
+ * Starts three `redis-server --cluster-enabled yes` on free loopback ports (no persistence, their
+ * cluster files in a temporary folder), joins them with `redis-cli --cluster create` (three
  * shards, no replicas) and waits until every node says `cluster_state:ok`. Stop it in `afterAll`.
  *
  * @example
@@ -31,13 +30,10 @@ export interface RedisCluster {
 export async function startRedisCluster(): Promise<RedisCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-cluster-'))
   const nodes = await Promise.all(
-    [0, 1, 2].map(async (i) =>
+    [0, 1, 2].map((i) =>
       startRedisServer([
         '--cluster-enabled',
         'yes',
-        // the bus, by default port + 10000, would lie inside the ephemeral range
-        '--cluster-port',
-        String(await freePort()),
         '--cluster-config-file',
         join(dir, `nodes-${i}.conf`),
         '--dir',

@@ -1,14 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { freePort } from '@proj/stack'
+import { createServer } from 'node:net'
 import { type RedisCommandClient, redisCommand } from '../src/redis/redis-command.ts'
 import { StoreUnavailableError } from '../src/store-unavailable.ts'
 
-/**
- * A real Debian `redis-server` of a Node test, on one loopback port for its whole life: a port of
- * this vitest worker's block below the ephemeral range (`freePort` of `@proj/stack`), which no
- * outgoing connection takes while the server is stopped and no later `freePort` hands out again.
- */
+/** A real Debian `redis-server` of a Node test, on one loopback port for its whole life. */
 export interface RedisServer {
   /** `redis://127.0.0.1:<port>` */
   readonly url: string
@@ -20,6 +16,22 @@ export interface RedisServer {
   pause(): void
   /** Lets a paused server run again: it then reads what was sent meanwhile. */
   resume(): void
+}
+
+/**
+ * A free loopback port (another process may take it before it is used: good enough here).
+ *
+ * @example
+ * ```ts
+ * const nobody = `redis://127.0.0.1:${await freePort()}`
+ * ```
+ */
+export async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1')
+  await once(probe, 'listening')
+  const { port } = probe.address() as { port: number }
+  probe.close()
+  return port
 }
 
 /**

@@ -1,7 +1,6 @@
-import { freePort } from '@proj/stack'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RedisCluster, startRedisCluster } from '../../test/redis-cluster.ts'
-import { reconnected } from '../../test/redis-server.ts'
+import { freePort, reconnected } from '../../test/redis-server.ts'
 import { nowSeconds, storedSession } from '../../test/stored-session.ts'
 import { createTokenApp } from '../app.ts'
 import { StoreUnavailableError } from '../store-unavailable.ts'

@@ -1,9 +1,13 @@
 import { once } from 'node:events'
 import { type AddressInfo, createServer } from 'node:net'
-import { freePort } from '@proj/stack'
 import { createClient } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RedisServer, reconnected, startRedisServer } from '../../test/redis-server.ts'
+import {
+  freePort,
+  type RedisServer,
+  reconnected,
+  startRedisServer,
+} from '../../test/redis-server.ts'
 import { nowSeconds, storedSession } from '../../test/stored-session.ts'
 import { StoreUnavailableError } from '../store-unavailable.ts'
 import { connectRedis, type RedisClient } from './connect-redis.ts'
