@@ -50,6 +50,73 @@ it('keeps one key per viewer, in one hash tag, living as long as its last lease'
   expect(await store.end('someone}odd', undefined, nowMs)).toBe(1)
 })
 
+/** A start (no `id`) or a renewal of `id`, for `sub`, at `nowMs`. */
+const ask = (nowMs: number, newId: string, id?: string, limit = 2) => ({
+  ...(id !== undefined && { id }),
+  newId,
+  lane: 'token' as const,
+  nowMs,
+  untilMs: nowMs + 60_000,
+  keepUntilMs: nowMs + 90_000,
+  limit,
+  policy: 'reject-newest' as const,
+  mode: 'enforce' as const,
+})
+
+/** How many times Redis ran EVALSHA so far. */
+async function evalshaCalls(client: RedisClient): Promise<number> {
+  const stats = String(await client.sendCommand(['INFO', 'commandstats']))
+  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0)
+}
+
+it('sends the starts and renewals of one event-loop turn in two calls, each verdict its own', async () => {
+  const client = clients[0] as RedisClient
+  const store = redisStreamStore(client, { prefix: `${prefix}turn:` })
+  const nowMs = Date.now()
+  await store.admit('warm', ask(nowMs, 'warm-stream-id-0000000')) // the server knows the script
+  const before = await evalshaCalls(client)
+  const viewers = Array.from({ length: 40 }, (_, i) => `turn-viewer-${i}`)
+  const started = await Promise.all(
+    viewers.map((sub, i) => store.admit(sub, ask(nowMs, `stream-${i}`.padEnd(22, '0')))),
+  )
+  expect(started.map((verdict) => verdict.kind)).toEqual(viewers.map(() => 'admitted'))
+  // the first at once, the other 39 together (INFO itself is not an EVALSHA)
+  expect((await evalshaCalls(client)) - before).toBe(2)
+  const renewed = await Promise.all(
+    viewers.map((sub, i) => {
+      const id = `stream-${i}`.padEnd(22, '0')
+      return store.admit(sub, ask(nowMs + 1000, 'unused-id-000000000000', id))
+    }),
+  )
+  expect(renewed.map((verdict) => verdict.kind)).toEqual(viewers.map(() => 'renewed'))
+  expect(renewed.map((verdict) => verdict.kind === 'renewed' && verdict.lease.id)).toEqual(
+    viewers.map((_, i) => `stream-${i}`.padEnd(22, '0')),
+  )
+})
+
+it("applies one viewer's requests of one turn in the order asked: the limit holds inside a call", async () => {
+  const store = redisStreamStore(clients[0] as RedisClient, { prefix: `${prefix}order:` })
+  const nowMs = Date.now()
+  const verdicts = await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      store.admit('one-viewer', ask(nowMs, `order-${i}`.padEnd(22, '0'), undefined, 2)),
+    ),
+  )
+  expect(verdicts.map((verdict) => verdict.kind)).toEqual([
+    'admitted',
+    'admitted',
+    'refused',
+    'refused',
+    'refused',
+    'refused',
+  ])
+  const refused = verdicts[5]
+  expect(refused?.kind === 'refused' && refused.active.map((lease) => lease.id)).toEqual([
+    'order-0'.padEnd(22, '0'),
+    'order-1'.padEnd(22, '0'),
+  ])
+})
+
 describe('on a three-shard Redis Cluster', () => {
   let cluster: RedisCluster | undefined
   let nodes: RedisClusterClient[] = []
@@ -63,6 +130,24 @@ describe('on a three-shard Redis Cluster', () => {
   afterAll(async () => {
     for (const client of nodes) client.destroy()
     await cluster?.stop()
+  })
+
+  it('a cluster client without `cluster`: Redis refuses the call over several slots, each request is sent alone', async () => {
+    const cluster = nodes[0] as RedisClusterClient
+    const bare = { sendCommand: cluster.sendCommand.bind(cluster) }
+    const store = redisStreamStore(bare, { prefix: `${prefix}bare:` })
+    const nowMs = Date.now()
+    const viewers = Array.from({ length: 12 }, (_, i) => `bare-viewer-${i}`)
+    const started = await Promise.all(
+      viewers.map((sub, i) => store.admit(sub, ask(nowMs, `bare-${i}`.padEnd(22, '0')))),
+    )
+    expect(started.map((verdict) => verdict.kind)).toEqual(viewers.map(() => 'admitted'))
+    const again = await Promise.all(
+      viewers.map((sub, i) =>
+        store.admit(sub, ask(nowMs, 'unused-id-000000000000', `bare-${i}`.padEnd(22, '0'))),
+      ),
+    )
+    expect(again.map((verdict) => verdict.kind)).toEqual(viewers.map(() => 'renewed'))
   })
 
   describeStreamStore('redisStreamStore (Redis Cluster, three shards)', {

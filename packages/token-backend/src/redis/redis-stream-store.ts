@@ -1,3 +1,4 @@
+import { ErrorReply } from 'redis'
 import type { StreamLease, StreamVerdict } from '../streams/stream-ledger.ts'
 import type { StreamStore } from '../streams/stream-store.ts'
 import {
@@ -37,11 +38,13 @@ local function save(key, streams, ended, now)
 end
 `
 
-// KEYS[1] the viewer's record; ARGV[1] the StreamRequest as JSON. Returns the verdict as JSON.
+// KEYS[i] a viewer's record, ARGV[i] a StreamRequest of theirs as JSON: the starts and renewals of
+// one event-loop turn in one call (a viewer named twice: in the order asked). Returns each
+// verdict as JSON, in order.
 const ADMIT = redisScript(`${LEDGER}
-local r = cjson.decode(ARGV[1])
+local function admit(key, r)
 local now = r.nowMs
-local streams, ended = load(KEYS[1], now)
+local streams, ended = load(key, now)
 if r.id then
   for _, e in ipairs(ended) do
     if e.id == r.id then return cjson.encode({kind = 'ended', reason = e.reason}) end
@@ -64,7 +67,7 @@ if r.id then
       s.lastSeenAt = math.max(s.lastSeenAt, now)
       s.expiresAt = math.max(s.expiresAt, r.untilMs)
       s.keepUntil = math.max(s.keepUntil, r.keepUntilMs)
-      save(KEYS[1], streams, ended, now)
+      save(key, streams, ended, now)
       return cjson.encode({kind = 'renewed', lease = s})
     end
   end
@@ -92,9 +95,13 @@ for i, s in ipairs(others) do
   end
 end
 kept[#kept + 1] = lease
-save(KEYS[1], kept, ended, now)
+save(key, kept, ended, now)
 return cjson.encode({kind = 'admitted', lease = lease, evicted = evicted,
   wouldRefuse = full and not evict, active = #kept})
+end
+local verdicts = {}
+for i, key in ipairs(KEYS) do verdicts[i] = admit(key, cjson.decode(ARGV[i])) end
+return verdicts
 `)
 
 // KEYS[1] the viewer's record; ARGV[1] now (ms). The active streams as JSON.
@@ -123,12 +130,29 @@ return count
 /** Lua's cjson writes an empty array as `{}`. */
 const leases = (value: unknown): StreamLease[] => (Array.isArray(value) ? value : [])
 
+/** Most starts and renewals sent in one script call: a longer script would hold Redis longer. */
+const MOST_PER_CALL = 32
+
+interface Asked {
+  key: string
+  request: string
+  resolve(verdict: StreamVerdict): void
+  reject(error: unknown): void
+}
+
 /**
  * The stream ledger in Redis, shared by every instance of the backend: each viewer's streams in
  * one key, `<prefix>{streams:<sub>}` (its own hash tag: Redis Cluster keeps it in one slot),
  * changed only by Lua scripts that apply the ledger's rules in one step, so twenty starts at once
  * on three instances admit exactly the limit. Every call waits at most `timeoutMs`, then throws
  * `StoreUnavailableError`.
+ *
+ * Every refresh of a playing stream is one start or renewal: the ones asked in one event-loop
+ * turn (the requests that arrived together) go in one script call, which applies them one after
+ * the other, each as atomic as alone. A call costs this process about what one command does,
+ * whatever it carries (the benchmark `stream-limits`). A Redis Cluster refuses a script over
+ * several hash slots: with `connectRedisCluster`'s client (or any client with a `cluster`
+ * property, or once Redis answers `CROSSSLOT`) each request is a call of its own.
  *
  * @example
  * ```ts
@@ -142,21 +166,68 @@ export function redisStreamStore(
   client: RedisCommandClient,
   { prefix = 'token-backend:', timeoutMs = DEFAULT_TIMEOUT_MS }: RedisStoreOptions = {},
 ): StreamStore {
-  const key = (sub: string) => [`${prefix}{streams:${sub}}`]
-  return {
-    async admit(sub, request) {
-      const reply = await runScript(client, ADMIT, key(sub), [JSON.stringify(request)], timeoutMs)
-      const verdict = JSON.parse(String(reply)) as StreamVerdict
+  const recordKey = (sub: string) => `${prefix}{streams:${sub}}`
+  // a cluster refuses a script over keys of several slots: one call per request there
+  let batching = !('cluster' in client)
+  // the requests of this event-loop turn after its first, sent together when the turn's I/O is
+  // done; the first goes at once, so that the client's write of this turn takes them along
+  // (node-redis writes once per turn, in a setImmediate queued after ours): no turn's delay
+  let later: Asked[] | undefined
+
+  const send = async (calls: Asked[]): Promise<void> => {
+    let reply: unknown
+    try {
+      reply = await runScript(
+        client,
+        ADMIT,
+        calls.map((call) => call.key),
+        calls.map((call) => call.request),
+        timeoutMs,
+      )
+    } catch (error) {
+      // a cluster's client that does not say so (no `cluster`): one call per request from now on
+      if (
+        calls.length > 1 &&
+        error instanceof ErrorReply &&
+        error.message.startsWith('CROSSSLOT')
+      ) {
+        batching = false
+        for (const call of calls) void send([call])
+      } else for (const call of calls) call.reject(error)
+      return
+    }
+    const verdicts = reply as unknown[]
+    for (const [i, call] of calls.entries()) {
+      const verdict = JSON.parse(String(verdicts[i])) as StreamVerdict
       if (verdict.kind === 'refused') verdict.active = leases(verdict.active)
-      return verdict
+      call.resolve(verdict)
+    }
+  }
+  const flush = () => {
+    const calls = later ?? []
+    later = undefined
+    for (let i = 0; i < calls.length; i += MOST_PER_CALL)
+      void send(calls.slice(i, i + MOST_PER_CALL))
+  }
+
+  return {
+    admit(sub, request) {
+      return new Promise<StreamVerdict>((resolve, reject) => {
+        const call = { key: recordKey(sub), request: JSON.stringify(request), resolve, reject }
+        if (!batching) return void send([call])
+        if (later !== undefined) return void later.push(call)
+        later = []
+        setImmediate(flush)
+        void send([call])
+      })
     },
     async list(sub, nowMs) {
-      const reply = await runScript(client, LIST, key(sub), [String(nowMs)], timeoutMs)
+      const reply = await runScript(client, LIST, [recordKey(sub)], [String(nowMs)], timeoutMs)
       return leases(JSON.parse(String(reply)))
     },
     async end(sub, id, nowMs) {
       const args = [String(nowMs), id ?? '']
-      return Number(await runScript(client, END, key(sub), args, timeoutMs))
+      return Number(await runScript(client, END, [recordKey(sub)], args, timeoutMs))
     },
   }
 }
