@@ -7,7 +7,6 @@ import { cpuMicros, cpuSplit, pinProcess } from './cpu-affinity.ts'
 import { startNodeServer } from './node-server.ts'
 import { type BenchRedis, freePort, redisServerBinary, startBenchRedis } from './redis-server.ts'
 import { commandCalls, difference } from './redis-stats.ts'
-import { tokenWorkerNode } from './wrangler-build.ts'
 
 // Stream limits (issue 33) on the token worker's Node entry: GET /token (a refresh that names
 // its stream) and the session leaf redirect, with STREAM_LIMIT set against unset, each store
@@ -23,6 +22,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 6))
 const DURATION = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 3))
 const VIEWERS = Number(process.env.BENCH_VIEWERS ?? (quick ? 10 : 100))
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100)
+const pairEntry = new URL('./stream-limits-pair.ts', import.meta.url).pathname
 const JWT_SECRET = 'bench-stream-limits-jwt-secret-0123456789'
 const env = {
   CLIENT_ID: '12345',
@@ -111,19 +111,26 @@ const runs = new Map<string, Run[]>()
 const key = (target: Target, endpoint: Endpoint) => `${nameOf(target)} ${endpoint}`
 const targets: Target[] = []
 try {
-  const start = async (store: Target['store'], limits: boolean): Promise<Target> => {
-    const port = await freePort()
+  // both settings of a store in one process (stream-limits-pair.ts), loaded one at a time
+  const start = async (store: Target['store']): Promise<Target[]> => {
+    const [port, portOn] = [await freePort(), await freePort()]
     const more = {
       ...(store === 'Redis' && redis && { REDIS_URL: redis.url }),
-      ...(limits && { STREAM_LIMIT: '2' }),
+      PORT_ON: String(portOn),
+      PAIR_STREAM_LIMIT: '2',
     }
-    const server = await startNodeServer(tokenWorkerNode, port, { ...env, ...more }, split?.server)
+    const server = await startNodeServer(pairEntry, port, { ...env, ...more }, split?.server)
     servers.push(server)
-    const base = `http://127.0.0.1:${port}`
-    return { store, limits, base, pid: server.pid ?? 0, requests: await viewerRequests(base) }
+    return Promise.all(
+      [port, portOn].map(async (listening, i) => {
+        const base = `http://127.0.0.1:${listening}`
+        const limits = i === 1
+        return { store, limits, base, pid: server.pid ?? 0, requests: await viewerRequests(base) }
+      }),
+    )
   }
   for (const store of redis ? (['memory', 'Redis'] as const) : (['memory'] as const))
-    for (const limits of [false, true]) targets.push(await start(store, limits))
+    targets.push(...(await start(store)))
   for (const target of targets) for (const endpoint of ENDPOINTS) await load(target, endpoint, 1)
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse()
@@ -198,7 +205,7 @@ const cpu = cpus()
 report(
   'stream-limits',
   `${stamp(
-    `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'} (load average ${started.load.toFixed(1)} at the start); the token worker's Node entry, one process per store and setting (AUTH_MODE=jwt in all: a viewer is a JWT's sub); autocannon in the bench process, ${CONNECTIONS} connections cycling through ${VIEWERS} viewers' requests (each with one token stream and one session); ${split ? `each server pinned to CPU ${split.server}, the bench process and redis-server to CPU ${split.rest}` : 'no CPU pinning (one CPU or no taskset)'}; ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} × ${DURATION} s per target and endpoint, alternated, after 1 s of warm-up each; ${redis ? `redis-server ${redis.version} of this run on loopback` : 'no redis-server'}`,
+    `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'} (load average ${started.load.toFixed(1)} at the start); the token backend's serveTokenApp (what the token worker's Node entry runs), one process per store serving both settings on two ports, loaded one at a time (AUTH_MODE=jwt in all: a viewer is a JWT's sub); autocannon in the bench process, ${CONNECTIONS} connections cycling through ${VIEWERS} viewers' requests (each with one token stream and one session); ${split ? `each server pinned to CPU ${split.server}, the bench process and redis-server to CPU ${split.rest}` : 'no CPU pinning (one CPU or no taskset)'}; ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} × ${DURATION} s per target and endpoint, alternated, after 1 s of warm-up each; ${redis ? `redis-server ${redis.version} of this run on loopback` : 'no redis-server'}`,
   )}
 
 Stream limits (\`STREAM_LIMIT=2\`) against none, in the same run: a refresh that names its stream
