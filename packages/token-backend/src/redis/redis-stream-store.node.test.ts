@@ -4,7 +4,7 @@ import { type RedisServer, startRedisServer } from '../../test/redis-server.ts'
 import { describeStreamStore } from '../streams/stream-store-conformance.test-suite.ts'
 import { connectRedis, type RedisClient } from './connect-redis.ts'
 import { connectRedisCluster, type RedisClusterClient } from './connect-redis-cluster.ts'
-import { redisCommand } from './redis-command.ts'
+import { type RedisCommandClient, redisCommand } from './redis-command.ts'
 import { redisStreamStore } from './redis-stream-store.ts'
 
 // The conformance suite against a real redis-server and a real three-shard Redis Cluster; the
@@ -75,12 +75,12 @@ it('sends the starts and renewals of one event-loop turn in two calls, each verd
   const nowMs = Date.now()
   await store.admit('warm', ask(nowMs, 'warm-stream-id-0000000')) // the server knows the script
   const before = await evalshaCalls(client)
-  const viewers = Array.from({ length: 40 }, (_, i) => `turn-viewer-${i}`)
+  const viewers = Array.from({ length: 20 }, (_, i) => `turn-viewer-${i}`)
   const started = await Promise.all(
     viewers.map((sub, i) => store.admit(sub, ask(nowMs, `stream-${i}`.padEnd(22, '0')))),
   )
   expect(started.map((verdict) => verdict.kind)).toEqual(viewers.map(() => 'admitted'))
-  // the first at once, the other 39 together (INFO itself is not an EVALSHA)
+  // the first at once, the other 19 together (fewer than one call holds; INFO is no EVALSHA)
   expect((await evalshaCalls(client)) - before).toBe(2)
   const renewed = await Promise.all(
     viewers.map((sub, i) => {
@@ -92,6 +92,20 @@ it('sends the starts and renewals of one event-loop turn in two calls, each verd
   expect(renewed.map((verdict) => verdict.kind === 'renewed' && verdict.lease.id)).toEqual(
     viewers.map((_, i) => `stream-${i}`.padEnd(22, '0')),
   )
+})
+
+it("a reply that is not the script's fails the requests it answers, and nothing else", async () => {
+  const client = clients[0] as RedisClient
+  const odd: RedisCommandClient = {
+    sendCommand: async (args, options) =>
+      args[0] === 'EVALSHA' ? 'OK' : client.sendCommand([...args], options),
+  }
+  const store = redisStreamStore(odd, { prefix: `${prefix}odd:` })
+  const nowMs = Date.now()
+  const answers = await Promise.allSettled(
+    [0, 1, 2].map((i) => store.admit(`odd-${i}`, ask(nowMs, `odd-${i}`.padEnd(22, '0')))),
+  )
+  expect(answers.map((answer) => answer.status)).toEqual(['rejected', 'rejected', 'rejected'])
 })
 
 it("applies one viewer's requests of one turn in the order asked: the limit holds inside a call", async () => {

@@ -196,11 +196,16 @@ export function redisStreamStore(
       } else for (const call of calls) call.reject(error)
       return
     }
-    const verdicts = reply as unknown[]
+    const verdicts = Array.isArray(reply) ? reply : []
     for (const [i, call] of calls.entries()) {
-      const verdict = JSON.parse(String(verdicts[i])) as StreamVerdict
-      if (verdict.kind === 'refused') verdict.active = leases(verdict.active)
-      call.resolve(verdict)
+      // a reply that is not the script's (a client of your own) fails its requests, not the process
+      try {
+        const verdict = JSON.parse(String(verdicts[i])) as StreamVerdict
+        if (verdict.kind === 'refused') verdict.active = leases(verdict.active)
+        call.resolve(verdict)
+      } catch (error) {
+        call.reject(error)
+      }
     }
   }
   const flush = () => {
