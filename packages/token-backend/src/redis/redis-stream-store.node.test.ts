@@ -1,3 +1,4 @@
+import { ErrorReply } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RedisCluster, startRedisCluster } from '../../test/redis-cluster.ts'
 import { type RedisServer, startRedisServer } from '../../test/redis-server.ts'
@@ -106,6 +107,23 @@ it("a reply that is not the script's fails the requests it answers, and nothing 
     [0, 1, 2].map((i) => store.admit(`odd-${i}`, ask(nowMs, `odd-${i}`.padEnd(22, '0')))),
   )
   expect(answers.map((answer) => answer.status)).toEqual(['rejected', 'rejected', 'rejected'])
+})
+
+it("one viewer's unreadable record fails that viewer's request, not the others of its call", async () => {
+  const client = clients[0] as RedisClient
+  const store = redisStreamStore(client, { prefix: `${prefix}broken:` })
+  await redisCommand(client, ['SET', `${prefix}broken:{streams:broken-1}`, 'not json'], 1000)
+  const nowMs = Date.now()
+  const answers = await Promise.allSettled(
+    [0, 1, 2].map((i) => store.admit(`broken-${i}`, ask(nowMs, `broken-${i}`.padEnd(22, '0')))),
+  )
+  expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+  expect((answers[1] as PromiseRejectedResult).reason).toBeInstanceOf(ErrorReply)
+  expect(answers.map((answer) => answer.status === 'fulfilled' && answer.value.kind)).toEqual([
+    'admitted',
+    false,
+    'admitted',
+  ])
 })
 
 it("applies one viewer's requests of one turn in the order asked: the limit holds inside a call", async () => {

@@ -40,7 +40,7 @@ end
 
 // KEYS[i] a viewer's record, ARGV[i] a StreamRequest of theirs as JSON: the starts and renewals of
 // one event-loop turn in one call (a viewer named twice: in the order asked). Returns each
-// verdict as JSON, in order.
+// verdict as JSON, in order ({kind = 'error'} for a request whose record could not be read).
 const ADMIT = redisScript(`${LEDGER}
 local function admit(key, r)
 local now = r.nowMs
@@ -100,7 +100,11 @@ return cjson.encode({kind = 'admitted', lease = lease, evicted = evicted,
   wouldRefuse = full and not evict, active = #kept})
 end
 local verdicts = {}
-for i, key in ipairs(KEYS) do verdicts[i] = admit(key, cjson.decode(ARGV[i])) end
+for i, key in ipairs(KEYS) do
+  -- one viewer's unreadable record fails that viewer's request, not the others of the call
+  local ok, verdict = pcall(admit, key, cjson.decode(ARGV[i]))
+  verdicts[i] = ok and verdict or cjson.encode({kind = 'error', error = tostring(verdict)})
+end
 return verdicts
 `)
 
@@ -132,6 +136,12 @@ const leases = (value: unknown): StreamLease[] => (Array.isArray(value) ? value 
 
 /** Most starts and renewals sent in one script call: a longer script would hold Redis longer. */
 const MOST_PER_CALL = 32
+
+/** A request of a call that failed alone (its viewer's record unreadable): a bug, thrown as one. */
+interface ScriptError {
+  kind: 'error'
+  error: string
+}
 
 interface Asked {
   key: string
@@ -200,7 +210,8 @@ export function redisStreamStore(
     for (const [i, call] of calls.entries()) {
       // a reply that is not the script's (a client of your own) fails its requests, not the process
       try {
-        const verdict = JSON.parse(String(verdicts[i])) as StreamVerdict
+        const verdict = JSON.parse(String(verdicts[i])) as StreamVerdict | ScriptError
+        if (verdict.kind === 'error') throw new ErrorReply(`ERR ${verdict.error}`)
         if (verdict.kind === 'refused') verdict.active = leases(verdict.active)
         call.resolve(verdict)
       } catch (error) {
