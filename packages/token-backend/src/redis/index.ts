@@ -8,6 +8,6 @@ export { connectRedisCluster, type RedisClusterClient } from './connect-redis-cl
 export { type RedisCommandClient, redisCommand } from './redis-command.ts'
 export { redisLimit } from './redis-limit.ts'
 export { type RedisStoreOptions, redisSessionStore } from './redis-session-store.ts'
-export { redisStreamStore } from './redis-stream-store.ts'
+export { type RedisStreamStoreOptions, redisStreamStore } from './redis-stream-store.ts'
 // also in the main entry (`@proj/token-backend`), where the app answers it with a 503
 export { StoreUnavailableError } from './store-unavailable.ts'

@@ -7,6 +7,7 @@ import { connectRedis, type RedisClient } from './connect-redis.ts'
 import { connectRedisCluster, type RedisClusterClient } from './connect-redis-cluster.ts'
 import { type RedisCommandClient, redisCommand } from './redis-command.ts'
 import { redisStreamStore } from './redis-stream-store.ts'
+import { StoreUnavailableError } from './store-unavailable.ts'
 
 // The conformance suite against a real redis-server and a real three-shard Redis Cluster; the
 // peers are further clients of the same server (or cluster), as further instances of the backend
@@ -124,6 +125,36 @@ it("one viewer's unreadable record fails that viewer's request, not the others o
     false,
     'admitted',
   ])
+})
+
+it('a Redis that refuses writes fails the shared call as unavailable (503), not as a bug', async () => {
+  const client = clients[0] as RedisClient
+  const store = redisStreamStore(client, { prefix: `${prefix}noreplicas:` })
+  const nowMs = Date.now()
+  // what a primary without its replicas (or a replica after a failover) answers every write
+  await client.sendCommand(['CONFIG', 'SET', 'min-replicas-to-write', '1'])
+  try {
+    const answers = await Promise.allSettled(
+      [0, 1, 2].map((i) => store.admit(`nr-${i}`, ask(nowMs, `nr-${i}`.padEnd(22, '0')))),
+    )
+    for (const answer of answers)
+      expect((answer as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError)
+  } finally {
+    await client.sendCommand(['CONFIG', 'SET', 'min-replicas-to-write', '0'])
+  }
+})
+
+it('batch: false (behind a sharding proxy): one call per request', async () => {
+  const client = clients[0] as RedisClient
+  const store = redisStreamStore(client, { prefix: `${prefix}alone:`, batch: false })
+  const nowMs = Date.now()
+  await store.admit('alone-warm', ask(nowMs, 'alone-warm'.padEnd(22, '0')))
+  const before = await evalshaCalls(client)
+  const started = await Promise.all(
+    [0, 1, 2, 3, 4].map((i) => store.admit(`alone-${i}`, ask(nowMs, `alone-${i}`.padEnd(22, '0')))),
+  )
+  expect(started.map((verdict) => verdict.kind)).toEqual(Array(5).fill('admitted'))
+  expect((await evalshaCalls(client)) - before).toBe(5)
 })
 
 it("applies one viewer's requests of one turn in the order asked: the limit holds inside a call", async () => {

@@ -14,9 +14,7 @@ import type { RedisStoreOptions } from './redis-session-store.ts'
 // Cluster in one slot (the key is `{streams:<sub>}` under the prefix). The key lives until the
 // last thing in it is needed (PXAT). `until` is a Lua keyword: those fields are read by index.
 const LEDGER = `
-local function load(key, now)
-  local raw = redis.call('GET', key)
-  local state = raw and cjson.decode(raw) or {}
+local function prune(state, now)
   local streams, ended = {}, {}
   for _, s in ipairs(state.streams or {}) do
     if s.expiresAt > now then streams[#streams + 1] = s end
@@ -25,6 +23,10 @@ local function load(key, now)
     if e['until'] > now then ended[#ended + 1] = e end
   end
   return streams, ended
+end
+local function load(key, now)
+  local raw = redis.call('GET', key)
+  return prune(raw and cjson.decode(raw) or {}, now)
 end
 local function save(key, streams, ended, now)
   local keep = 0
@@ -42,9 +44,8 @@ end
 // one event-loop turn in one call (a viewer named twice: in the order asked). Returns each
 // verdict as JSON, in order ({kind = 'error'} for a request whose record could not be read).
 const ADMIT = redisScript(`${LEDGER}
-local function admit(key, r)
+local function admit(key, r, streams, ended)
 local now = r.nowMs
-local streams, ended = load(key, now)
 if r.id then
   for _, e in ipairs(ended) do
     if e.id == r.id then return cjson.encode({kind = 'ended', reason = e.reason}) end
@@ -101,9 +102,18 @@ return cjson.encode({kind = 'admitted', lease = lease, evicted = evicted,
 end
 local verdicts = {}
 for i, key in ipairs(KEYS) do
-  -- one viewer's unreadable record fails that viewer's request, not the others of the call
-  local ok, verdict = pcall(admit, key, cjson.decode(ARGV[i]))
-  verdicts[i] = ok and verdict or cjson.encode({kind = 'error', error = tostring(verdict)})
+  local r = cjson.decode(ARGV[i])
+  local raw = redis.call('GET', key)
+  -- a record this script cannot read fails its own request, not the others of the call; a
+  -- Redis error (READONLY after a failover, OOM) is not caught: it fails the call, as alone
+  local ok, streams, ended = pcall(function()
+    return prune(raw and cjson.decode(raw) or {}, r.nowMs)
+  end)
+  if ok then
+    verdicts[i] = admit(key, r, streams, ended)
+  else
+    verdicts[i] = cjson.encode({kind = 'error', error = 'unreadable stream record: ' .. tostring(streams)})
+  end
 end
 return verdicts
 `)
@@ -143,6 +153,17 @@ interface ScriptError {
   error: string
 }
 
+/** {@link redisStreamStore}'s options: the stores' own, and whether requests share calls. */
+export interface RedisStreamStoreOptions extends RedisStoreOptions {
+  /**
+   * Default `true`: the requests of one event-loop turn share script calls, on one Redis node
+   * (a cluster's client never does). `false` behind a proxy that shards keys over several Redis
+   * servers by a command's first key (twemproxy, Envoy's Redis proxy): it would run a shared call
+   * on the first key's server only.
+   */
+  batch?: boolean
+}
+
 interface Asked {
   key: string
   request: string
@@ -157,12 +178,13 @@ interface Asked {
  * on three instances admit exactly the limit. Every call waits at most `timeoutMs`, then throws
  * `StoreUnavailableError`.
  *
- * Every refresh of a playing stream is one start or renewal: the ones asked in one event-loop
- * turn (the requests that arrived together) go in one script call, which applies them one after
- * the other, each as atomic as alone. A call costs this process about what one command does,
- * whatever it carries (the benchmark `stream-limits`). A Redis Cluster refuses a script over
- * several hash slots: with `connectRedisCluster`'s client (or any client with a `cluster`
- * property, or once Redis answers `CROSSSLOT`) each request is a call of its own.
+ * Every refresh of a playing stream is one start or renewal: of the ones asked in one event-loop
+ * turn (the requests that arrived together), the first is sent at once and the others together,
+ * up to 32 in a script call that applies them one after the other, each as atomic as alone. A call
+ * costs this process about what one command does, whatever it carries (the benchmark
+ * `stream-limits`). A Redis Cluster refuses a script over several hash slots: with
+ * `connectRedisCluster`'s client (or any client with a `cluster` property, or once Redis answers
+ * `CROSSSLOT`) each request is a call of its own; behind a sharding proxy, pass `batch: false`.
  *
  * @example
  * ```ts
@@ -174,11 +196,15 @@ interface Asked {
  */
 export function redisStreamStore(
   client: RedisCommandClient,
-  { prefix = 'token-backend:', timeoutMs = DEFAULT_TIMEOUT_MS }: RedisStoreOptions = {},
+  {
+    prefix = 'token-backend:',
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    batch = true,
+  }: RedisStreamStoreOptions = {},
 ): StreamStore {
   const recordKey = (sub: string) => `${prefix}{streams:${sub}}`
   // a cluster refuses a script over keys of several slots: one call per request there
-  let batching = !('cluster' in client)
+  let batching = batch && !('cluster' in client)
   // the requests of this event-loop turn after its first, sent together when the turn's I/O is
   // done; the first goes at once, so that the client's write of this turn takes them along
   // (node-redis writes once per turn, in a setImmediate queued after ours): no turn's delay
@@ -222,8 +248,8 @@ export function redisStreamStore(
   const flush = () => {
     const calls = later ?? []
     later = undefined
-    for (let i = 0; i < calls.length; i += MOST_PER_CALL)
-      void send(calls.slice(i, i + MOST_PER_CALL))
+    const size = batching ? MOST_PER_CALL : 1
+    for (let i = 0; i < calls.length; i += size) void send(calls.slice(i, i + size))
   }
 
   return {
