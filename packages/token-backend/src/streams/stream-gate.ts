@@ -18,7 +18,7 @@ import {
   type StreamRefusalStatus,
   streamAudit,
 } from './stream-answers.ts'
-import type { StreamLane, StreamLease } from './stream-ledger.ts'
+import type { StreamLane, StreamLease, StreamVerdict } from './stream-ledger.ts'
 import type { StreamSettings } from './stream-settings.ts'
 import { memoryStreamStore, type StreamStore } from './stream-store.ts'
 
@@ -117,8 +117,9 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
       renewing.set(key(sub, known.lease.id), renewal)
       return renewal.finally(() => renewing.delete(key(sub, known.lease.id)))
     }
-    const verdict = await storeOf(c)
-      .admit(sub, {
+    let verdict: StreamVerdict | { kind: 'renewed'; lease: StreamLease; trusted: true }
+    try {
+      verdict = await storeOf(c).admit(sub, {
         id,
         newId: ask.newId,
         lane,
@@ -131,12 +132,11 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
         policy: settings.policy,
         mode: settings.mode,
       })
-      .catch((error: unknown) => {
-        const trusted = error instanceof StoreUnavailableError ? (known ?? recall()) : undefined
-        if (trusted !== undefined && nowMs - trusted.atMs < STORE_OUTAGE_TRUST_MS)
-          return { kind: 'renewed' as const, lease: trusted.lease, trusted: true }
-        throw error
-      })
+    } catch (error) {
+      const trusted = error instanceof StoreUnavailableError ? (known ?? recall()) : undefined
+      if (trusted === undefined || nowMs - trusted.atMs >= STORE_OUTAGE_TRUST_MS) throw error
+      verdict = { kind: 'renewed', lease: trusted.lease, trusted: true }
+    }
     switch (verdict.kind) {
       case 'renewed':
         // an answer trusted through an outage is not the store's: it does not extend the trust

@@ -143,13 +143,16 @@ export function admitStream(
       const networks = networksAfter(found, request)
       if (networks === undefined)
         return { state: live, verdict: { kind: 'ended', reason: 'networks' } }
+      // every refresh of a playing stream comes here: one literal of one shape, no spread
       const lease: StreamLease = {
-        ...found,
-        ...(networks.length > 0 && { networks }),
+        id: found.id,
+        lane: found.lane,
+        startedAt: found.startedAt,
         lastSeenAt: Math.max(found.lastSeenAt, nowMs),
         expiresAt: Math.max(found.expiresAt, request.untilMs),
         keepUntil: Math.max(found.keepUntil, request.keepUntilMs),
       }
+      if (networks.length > 0) lease.networks = networks
       const streams = live.streams.map((each) => (each === found ? lease : each))
       return { state: { ...live, streams }, verdict: { kind: 'renewed', lease } }
     }
@@ -236,9 +239,9 @@ export function endStreams(
 
 /** Until when a viewer's record is needed at all (Unix ms); 0 when nothing is. */
 export function keptUntil(state: ViewerStreams): number {
-  return Math.max(
-    0,
-    ...state.streams.map((lease) => lease.keepUntil),
-    ...state.ended.map((end) => end.until),
-  )
+  // a loop: the memory store asks this on every refresh
+  let until = 0
+  for (const lease of state.streams) if (lease.keepUntil > until) until = lease.keepUntil
+  for (const end of state.ended) if (end.until > until) until = end.until
+  return until
 }

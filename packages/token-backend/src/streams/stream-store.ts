@@ -49,38 +49,31 @@ export function memoryStreamStore({
     swept = nowMs
     for (const [sub, state] of viewers) if (keptUntil(state) <= nowMs) viewers.delete(sub)
   }
-  const update = <T>(
-    sub: string,
-    nowMs: number,
-    change: (state: ViewerStreams) => { state: ViewerStreams; answer: T },
-  ): T => {
-    let before = viewers.get(sub)
-    if (before === undefined) {
-      sweep(nowMs)
-      if (viewers.size >= capacity) throw new StoreUnavailableError('stream ledger is full')
-      before = NO_STREAMS
-    }
-    const { state, answer } = change(before)
+  const recordOf = (sub: string, nowMs: number): ViewerStreams => {
+    const before = viewers.get(sub)
+    if (before !== undefined) return before
+    sweep(nowMs)
+    if (viewers.size >= capacity) throw new StoreUnavailableError('stream ledger is full')
+    return NO_STREAMS
+  }
+  const keep = (sub: string, state: ViewerStreams, nowMs: number) => {
     if (keptUntil(state) > nowMs) viewers.set(sub, state)
     else viewers.delete(sub)
-    return answer
   }
   return {
     async admit(sub, request) {
-      return update(sub, request.nowMs, (before) => {
-        const { state, verdict } = admitStream(before, request)
-        return { state, answer: verdict }
-      })
+      const { state, verdict } = admitStream(recordOf(sub, request.nowMs), request)
+      keep(sub, state, request.nowMs)
+      return verdict
     },
     async list(sub, nowMs) {
       return pruneStreams(viewers.get(sub) ?? NO_STREAMS, nowMs).streams
     },
     async end(sub, id, nowMs) {
       if (!viewers.has(sub)) return 0
-      return update(sub, nowMs, (before) => {
-        const { state, ended } = endStreams(before, id, nowMs)
-        return { state, answer: ended }
-      })
+      const { state, ended } = endStreams(recordOf(sub, nowMs), id, nowMs)
+      keep(sub, state, nowMs)
+      return ended
     },
     get size() {
       return viewers.size
