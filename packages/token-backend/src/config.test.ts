@@ -356,7 +356,7 @@ describe('stream limits (STREAM_*)', () => {
   })
 
   it.each([
-    ['STREAM_LIMIT', '0', 'must be a whole number of streams per viewer, 1 or more'],
+    ['STREAM_LIMIT', '0', 'must be a whole number of streams per viewer, from 1 to 9999'],
     ['STREAM_LIMIT_POLICY', 'newest', 'must be "reject-newest" (default) or "evict-oldest"'],
     ['STREAM_LIMIT_MODE', 'dry-run', 'must be "enforce" (default) or "log"'],
     ['STREAM_GRACE', '-1', 'must be a whole number of seconds from 0 to 3600'],

@@ -23,10 +23,34 @@ function methodNotAllowed(c: Context<TokenAppEnv>): never {
   return fail(405, `method ${c.req.method} is not allowed: use GET`)
 }
 
+/** The methods of the operator's endpoints, by path: what their OPTIONS and 405 answers name. */
+const OPERATOR_METHODS = {
+  '/streams': 'GET, HEAD, DELETE, OPTIONS',
+  '/sessions/revoke': 'POST, OPTIONS',
+  '/cdns': 'GET, HEAD, OPTIONS',
+  '/cdns/drain': 'POST, OPTIONS',
+  '/cdns/undrain': 'POST, OPTIONS',
+} as const
+
+/** `OPTIONS` (204) or 405 on one of the operator's paths, with `Allow`. */
+function operatorMethods(allow: string) {
+  return function operatorMethods(c: Context<TokenAppEnv>): Response {
+    if (c.req.method === 'OPTIONS') {
+      const headers = answerHeaders(c)
+      headers.allow = allow
+      return new Response(null, { status: 204, headers })
+    }
+    c.header('Allow', allow)
+    const use = allow.split(', ').filter((method) => method !== 'HEAD' && method !== 'OPTIONS')
+    return fail(405, `method ${c.req.method} is not allowed: use ${use.join(' or ')}`)
+  }
+}
+
 /**
  * The one guard of the viewer's endpoints (`GET /token`, `GET /session`, `GET /s/…`): `OPTIONS`
- * says what is allowed, every other method but `GET`/`HEAD` is a 405. Routed after the `GET`
- * routes (and the session files' own CORS preflight), which answer first.
+ * says what is allowed, every other method but `GET`/`HEAD` is a 405; and the operator's
+ * (`/streams`, `/sessions/revoke`, `/cdns`): `OPTIONS` and 405 with their own `Allow`. Routed
+ * after every route (and the session files' own CORS preflight), which answer first.
  *
  * @example
  * ```ts
@@ -34,9 +58,12 @@ function methodNotAllowed(c: Context<TokenAppEnv>): never {
  * ```
  */
 export function readOnlyRoutes() {
-  return new Hono<TokenAppEnv>()
+  const guard = new Hono<TokenAppEnv>()
     .on('OPTIONS', ['/token', '/session'], allowedMethods)
     .all('/token', methodNotAllowed)
     .all('/session', methodNotAllowed)
     .all('/s/*', methodNotAllowed)
+  for (const [path, allow] of Object.entries(OPERATOR_METHODS))
+    guard.all(path, operatorMethods(allow))
+  return guard
 }

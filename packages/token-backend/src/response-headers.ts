@@ -38,6 +38,22 @@ export function answerHeaders(c: Context<TokenAppEnv>): Record<string, string> {
 }
 
 /**
+ * What `HEAD` on `/token` or `/session` answers once the request passed every check `GET` makes
+ * (query, authorization, rate limit): `GET`'s status and headers, and nothing issued: no
+ * credential the caller would never see, no stream slot taken, no audit line.
+ *
+ * @example
+ * ```ts
+ * if (c.req.method === 'HEAD') return headAnswer<TokenRecord>(c, nowMs)
+ * ```
+ */
+export function headAnswer<T>(c: Context<TokenAppEnv>, nowMs: number) {
+  const headers = answerHeaders(c)
+  headers.date = new Date(nowMs).toUTCString()
+  return new Response(null, { headers }) as unknown as TypedResponse<T, 200, 'json'>
+}
+
+/**
  * A signed record's answer: JSON with {@link answerHeaders} and `Date` set to the clock it was
  * signed with (to the second, on every runtime). A plain `Response` (not `c.json`, which builds a
  * `Headers`), typed for `hc` clients all the same.

@@ -5,7 +5,7 @@ import { type CdnSigners, signForCdns } from './cdn-record.ts'
 import { SESSION_DEFAULTS } from './config/session-variables.ts'
 import type { TokenBackendConfig } from './config.ts'
 import { fail } from './errors.ts'
-import { signedAnswer } from './response-headers.ts'
+import { headAnswer, signedAnswer } from './response-headers.ts'
 import { sessionNetwork } from './session/network.ts'
 import { newStreamId, type StreamGate } from './streams/stream-gate.ts'
 import { streamLimitOf } from './streams/stream-settings.ts'
@@ -40,7 +40,8 @@ export function streamViewer(subject: string | undefined): string {
  * or renewed (409 `stream_limit` / `stream_ended`, and `stream` after the record's fields), the record of spec 2.11 signed for
  * every CDN of the configuration (`cdns` after the six fields when there are several; with
  * `format=dash` every URL names `manifest.mpd` instead of `master.m3u8`), one audit
- * line, answered with `Cache-Control: no-store` and `Date` set to the signing clock.
+ * line, answered with `Cache-Control: no-store` and `Date` set to the signing clock. `HEAD`
+ * makes the same checks and issues nothing (`headAnswer`).
  *
  * @example
  * ```ts
@@ -59,6 +60,7 @@ export function tokenRoute({ now, audit, admission, signersOf, streams }: TokenR
       { video: query.video, type: query.type, expire: query.expire, clientIp: viewer.clientIp },
       Math.floor(nowMs / 1000),
     )
+    if (c.req.method === 'HEAD') return headAnswer<StreamTokenRecord>(c, nowMs)
     // stream limits: admitted (or renewed) before anything is signed
     const limits = config.streams
     const stream =

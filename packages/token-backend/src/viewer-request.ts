@@ -123,6 +123,12 @@ export interface Viewer {
 }
 
 /**
+ * The longest viewer identity (a JWT's `sub`) the backend takes: what the operator's endpoints
+ * accept, and short enough for a session URL that carries it.
+ */
+export const MOST_SUBJECT_CHARACTERS = 512
+
+/**
  * The checks every signing request passes, in order: authorization (401/403), then the
  * per-viewer rate limit (429 with `Retry-After`), counted by the subject when there is one, else
  * by the caller's network. Returns the {@link Viewer}.
@@ -143,6 +149,9 @@ export async function admitViewer(
   const address = viewerAddress(c)
   const sub = (c.get('jwtPayload') as { sub?: unknown } | undefined)?.sub
   const subject = typeof sub === 'string' && sub !== '' ? sub : undefined
+  // a viewer the operator could not name (GET /streams, revocation), a session URL too long to use
+  if (subject !== undefined && subject.length > MOST_SUBJECT_CHARACTERS)
+    fail(403, `the viewer's identity (sub) is longer than ${MOST_SUBJECT_CHARACTERS} characters`)
   const limit = limitFor(c.env?.TOKEN_RATE_LIMITER, config)
   if (limit) {
     // counted by who is asking (client_ip is chosen by the caller, so it never decides)

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { type RedisServer, startRedisServer } from './redis-server.ts'
+import { freePort, type RedisServer, startRedisServer } from './redis-server.ts'
 
 const run = promisify(execFile)
 
@@ -30,10 +30,14 @@ export interface RedisCluster {
 export async function startRedisCluster(): Promise<RedisCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-cluster-'))
   const nodes = await Promise.all(
-    [0, 1, 2].map((i) =>
+    [0, 1, 2].map(async (i) =>
       startRedisServer([
         '--cluster-enabled',
         'yes',
+        // a bus port of its own: port + 10,000 (the default) is another process's to take, and
+        // past 65,535 for a data port above 55,535, where redis-server refuses to start
+        '--cluster-port',
+        String(await freePort()),
         '--cluster-config-file',
         join(dir, `nodes-${i}.conf`),
         '--dir',

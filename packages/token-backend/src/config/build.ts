@@ -241,9 +241,6 @@ function readStreams(
   return { limit, ...settings }
 }
 
-const redisOf = (url: string | undefined): RedisConfig | undefined =>
-  url === undefined ? undefined : { url }
-
 /**
  * Validates a configuration from `source`, failing on the first bad setting, in the order the
  * variables have always been read.

@@ -1,6 +1,11 @@
 /** The rows of the configuration table for stream limits: the `STREAM_*` variables. */
 import { textRule, wholeNumberRule } from '@proj/signing/config'
-import { STREAM_DEFAULTS, type StreamMode, type StreamPolicy } from '../streams/stream-settings.ts'
+import {
+  MOST_STREAMS,
+  STREAM_DEFAULTS,
+  type StreamMode,
+  type StreamPolicy,
+} from '../streams/stream-settings.ts'
 import { oneOfRule } from './rules.ts'
 import { spec } from './variable-spec.ts'
 
@@ -10,7 +15,11 @@ const README = '../packages/token-backend/README.md#stream-limits'
 export const STREAM_VARIABLES = {
   STREAM_LIMIT: spec({
     field: 'streams.limit',
-    rule: wholeNumberRule(1, 9999, 'must be a whole number of streams per viewer, 1 or more'),
+    rule: wholeNumberRule(
+      1,
+      MOST_STREAMS,
+      `must be a whole number of streams per viewer, from 1 to ${MOST_STREAMS}`,
+    ),
     doc: {
       section: 'streams',
       unset: 'unset: no stream limits',
@@ -46,7 +55,8 @@ export const STREAM_VARIABLES = {
     default: STREAM_DEFAULTS.claim,
     doc: {
       section: 'streams',
-      about: "the viewer JWT's claim (a whole number ≥ 1) that overrides `STREAM_LIMIT` for them",
+      about:
+        "the viewer JWT's claim (a whole number from 1 to 9999; anything else is ignored) that overrides `STREAM_LIMIT` for them",
     },
   }),
   STREAM_GRACE: spec({

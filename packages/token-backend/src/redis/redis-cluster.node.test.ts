@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RedisCluster, startRedisCluster } from '../../test/redis-cluster.ts'
 import { freePort, reconnected } from '../../test/redis-server.ts'
@@ -16,6 +18,8 @@ const logged: string[] = []
 let prefixes = 0
 const freshPrefix = () => `cluster-${++prefixes}-${Date.now()}:`
 const session = storedSession
+const ping = (args: string[], options: { timeout: number }) =>
+  promisify(execFile)('redis-cli', args, options)
 
 beforeAll(async () => {
   redis = await startRedisCluster()
@@ -25,6 +29,19 @@ beforeAll(async () => {
     ),
   )
 })
+
+/** `PING` to each node by `redis-cli`, outside the clients under test. */
+async function nodesAlive(urls: ReadonlyArray<string>): Promise<string> {
+  const answers = await Promise.all(
+    urls.map((url) =>
+      ping(['-u', url, 'PING'], { timeout: 2000 }).then(
+        ({ stdout }) => `${url} ${stdout.trim()}`,
+        (err: unknown) => `${url} ${String(err)}`,
+      ),
+    ),
+  )
+  return answers.join(', ')
+}
 
 afterAll(async () => {
   for (const client of clients) client.destroy()
@@ -74,19 +91,28 @@ describe('the Redis stores on a Redis Cluster', () => {
     const store = redisSessionStore(client, { prefix, timeoutMs: 500 })
     const down = redis.nodes[0]
     await down?.stop()
+    const causes: string[] = []
     const outcomes = await Promise.all(
       Array.from({ length: 12 }, async (_, i) => {
         const started = performance.now()
         const outcome = await store.isRevoked(session(`s-${i}`, { sub: `v-${i}` })).then(
           () => 'answered',
-          (err: unknown) => (err instanceof StoreUnavailableError ? 'unavailable' : String(err)),
+          (err: unknown) => {
+            causes.push(`s-${i}: ${String((err as Error).cause ?? err)}`)
+            return err instanceof StoreUnavailableError ? 'unavailable' : String(err)
+          },
         )
         expect(performance.now() - started).toBeLessThan(3000)
         return outcome
       }),
     )
     expect(outcomes).toContain('unavailable')
-    expect(outcomes).toContain('answered')
+    // this failed twice in full runs (every request "Socket closed unexpectedly" within 3 ms),
+    // never alone: name what each request met and whether the other nodes still answer
+    if (!outcomes.includes('answered'))
+      expect.fail(
+        `no request answered with one node of three down: ${causes.join('; ')}; the others: ${await nodesAlive(redis.urls.slice(1))}`,
+      )
     expect(outcomes.filter((o) => o !== 'unavailable' && o !== 'answered')).toEqual([])
     const app = createTokenApp({
       config: {

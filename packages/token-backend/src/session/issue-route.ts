@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception'
 import { Hono } from 'hono/tiny'
 import { fail } from '../errors.ts'
 import { mountPrefix } from '../mount.ts'
-import { signedAnswer } from '../response-headers.ts'
+import { headAnswer, signedAnswer } from '../response-headers.ts'
 import { streamLimitOf } from '../streams/stream-settings.ts'
 import { streamViewer } from '../token-route.ts'
 import type { TokenAppEnv } from '../types.ts'
@@ -59,6 +59,7 @@ export function issueRoute({ now, audit, admission, noteRefusal, streams }: Sess
         ? nowSeconds + session.lifetimeSeconds
         : resolveExpiry(asked, { nowSeconds, maxLifetimeSeconds: session.lifetimeSeconds })
     if (exp <= nowSeconds) fail(400, 'expire is in the past')
+    if (c.req.method === 'HEAD') return headAnswer<SessionRecord>(c, nowMs)
     const { clientIp, subject } = viewer
     const net = sessionNetwork(clientIp, session.binding)
     const limits = config.streams

@@ -6,12 +6,15 @@ import * as v from 'valibot'
 import { fail } from '../errors.ts'
 import { answerHeaders } from '../response-headers.ts'
 import type { TokenAppEnv } from '../types.ts'
+import { MOST_SUBJECT_CHARACTERS } from '../viewer-request.ts'
 import { REVOCATION_CACHE_MS, type SessionLane, sessionsOf } from './session-lane.ts'
 
 const revokeBody = v.union(
   [
     v.strictObject({ session_id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/)) }),
-    v.strictObject({ sub: v.pipe(v.string(), v.minLength(1), v.maxLength(512)) }),
+    v.strictObject({
+      sub: v.pipe(v.string(), v.minLength(1), v.maxLength(MOST_SUBJECT_CHARACTERS)),
+    }),
   ],
   'body must be {"session_id": "…"} or {"sub": "…"}',
 )

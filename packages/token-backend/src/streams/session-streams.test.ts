@@ -46,6 +46,21 @@ const harness = (settings: Partial<StreamSettings> & { limit: number }, streams?
   streamApp(settings, streams === undefined ? {} : { streams })
 
 describe('sessions with STREAM_LIMIT=2', () => {
+  it('HEAD /session checks like GET and issues nothing: no session, no slot, no audit line', async () => {
+    const h = harness({ limit: 1 })
+    const sub = viewer()
+    for (let i = 0; i < 2; i++) {
+      const head = await h.app.request('http://token.test/session?video=demo', {
+        ...(await asViewer(sub)),
+        method: 'HEAD',
+      })
+      expect(head.status).toBe(200)
+      expect(await head.text()).toBe('')
+    }
+    expect(h.lines).toEqual([])
+    await issued(h, sub)
+  })
+
   it('a session is a stream: the third is refused with the 409 body, token streams count alike', async () => {
     const h = harness({ limit: 2 })
     const sub = viewer()

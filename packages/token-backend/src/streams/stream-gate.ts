@@ -157,7 +157,14 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
         else if (id !== undefined) seen.delete(key(sub, id))
         return refuseEndedStream(ask.status, verdict.reason)
       case 'refused':
-        note(c, 'stream_refused', nowMs, { sub, lane, limit, active: verdict.active.length })
+        note(c, 'stream_refused', nowMs, {
+          sub,
+          // an idle session coming back names its id; a new stream has none yet
+          ...(id !== undefined && { stream: id }),
+          lane,
+          limit,
+          active: verdict.active.length,
+        })
         return refuseStreamLimit(ask.status, limit, verdict.active)
     }
     const { lease, evicted, active } = verdict

@@ -20,6 +20,9 @@ export interface StreamSettings {
   sessionIdleSeconds: number
 }
 
+/** The most streams one viewer may be allowed, by `STREAM_LIMIT` or by the JWT's claim. */
+export const MOST_STREAMS = 9999
+
 /** The defaults of {@link StreamSettings} but the limit, which has none (unset: no limits). */
 export const STREAM_DEFAULTS = {
   policy: 'reject-newest',
@@ -30,8 +33,9 @@ export const STREAM_DEFAULTS = {
 } as const satisfies Omit<StreamSettings, 'limit'>
 
 /**
- * The limit of one viewer: their JWT's claim when it is a whole number ≥ 1, else the
- * configuration's (a claim that is not one is ignored, never read as "no limit").
+ * The limit of one viewer: their JWT's claim when it is a whole number from 1 to
+ * {@link MOST_STREAMS}, else the configuration's (a claim that is not one is ignored, never read
+ * as "no limit").
  *
  * @example
  * ```ts
@@ -44,7 +48,10 @@ export function streamLimitOf(settings: StreamSettings, payload: unknown): numbe
     typeof payload === 'object' && payload !== null
       ? (payload as Record<string, unknown>)[settings.claim]
       : undefined
-  return typeof claimed === 'number' && Number.isSafeInteger(claimed) && claimed >= 1
+  return typeof claimed === 'number' &&
+    Number.isInteger(claimed) &&
+    claimed >= 1 &&
+    claimed <= MOST_STREAMS
     ? claimed
     : settings.limit
 }

@@ -83,6 +83,30 @@ describe.each([
     ])
   })
 
+  it('lists one stream by id; other methods are a 405 with Allow, OPTIONS a 204', async () => {
+    const h = streamApp({ limit: 3 })
+    const sub = viewer()
+    const one = (await startToken(h, sub)).body.stream as string
+    await startToken(h, sub)
+    const listed = await call(h, `/streams?sub=${sub}&id=${one}`, { headers: operator })
+    expect(((await listed.json()) as StreamsView).streams.map((stream) => stream.id)).toEqual([one])
+    for (const method of ['POST', 'PUT', 'PATCH']) {
+      const refused = await call(h, `/streams?sub=${sub}`, { method, headers: operator })
+      expect(refused.status).toBe(405)
+      expect(refused.headers.get('allow')).toBe('GET, HEAD, DELETE, OPTIONS')
+      expect(await refused.json()).toEqual({
+        error: `method ${method} is not allowed: use GET or DELETE`,
+      })
+    }
+    const options = await call(h, '/streams', { method: 'OPTIONS' })
+    expect(options.status).toBe(204)
+    expect(options.headers.get('allow')).toBe('GET, HEAD, DELETE, OPTIONS')
+    const revoke = await call(h, '/sessions/revoke', { method: 'GET', headers: operator })
+    expect(revoke.status).toBe(405)
+    expect(revoke.headers.get('allow')).toBe('POST, OPTIONS')
+    expect(await revoke.json()).toEqual({ error: 'method GET is not allowed: use POST' })
+  })
+
   it('needs the admin token, a sub, and stream limits', async () => {
     const h = streamApp({ limit: 1 })
     const anonymous = await call(h, '/streams?sub=ann')

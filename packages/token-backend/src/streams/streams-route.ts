@@ -7,6 +7,7 @@ import { fail } from '../errors.ts'
 import { answerHeaders } from '../response-headers.ts'
 import { operatorOnly } from '../session/revoke-route.ts'
 import type { TokenAppEnv } from '../types.ts'
+import { MOST_SUBJECT_CHARACTERS } from '../viewer-request.ts'
 import type { StreamGate } from './stream-gate.ts'
 import type { StreamLane } from './stream-ledger.ts'
 import type { StreamSettings } from './stream-settings.ts'
@@ -16,7 +17,10 @@ const streamsQuery = v.object(
     sub: v.pipe(
       v.string('sub must be given once'),
       v.minLength(1, 'sub is required'),
-      v.maxLength(512, 'sub must be at most 512 characters'),
+      v.maxLength(
+        MOST_SUBJECT_CHARACTERS,
+        `sub must be at most ${MOST_SUBJECT_CHARACTERS} characters`,
+      ),
     ),
     id: v.optional(
       v.pipe(
@@ -75,8 +79,10 @@ export function streamsRoute({ now, gate }: { now: () => number; gate: StreamGat
   }
   return new Hono<TokenAppEnv>()
     .get('/streams', operator, streamsOn, validQuery, async function listStreams(c) {
-      const { sub } = c.req.valid('query')
-      const active = await gate.storeOf(c).list(sub, now())
+      const { sub, id } = c.req.valid('query')
+      const all = await gate.storeOf(c).list(sub, now())
+      // with an id: that stream alone (none when it is not active)
+      const active = id === undefined ? all : all.filter((lease) => lease.id === id)
       return c.json<StreamsView, 200>(
         {
           sub,

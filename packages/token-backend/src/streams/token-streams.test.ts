@@ -117,6 +117,40 @@ describe('GET /token with STREAM_LIMIT=2 (reject-newest)', () => {
     await started(app, other, '', { max_streams: 0 })
     const capped = await token(app, other, '', { max_streams: '5' })
     expect(await capped.json()).toMatchObject({ code: 'stream_limit', limit: 1 })
+    // above STREAM_LIMIT's own maximum (9999): ignored too, never "a billion streams"
+    const huge = await token(app, other, '', { max_streams: 1e9 })
+    expect(await huge.json()).toMatchObject({ code: 'stream_limit', limit: 1 })
+  })
+
+  it('HEAD makes the checks of GET and takes no slot: no stream, no token, no audit line', async () => {
+    const { app, lines } = streamApp({ limit: 1 })
+    const sub = viewer()
+    for (let i = 0; i < 3; i++) {
+      const head = await app.request(
+        'http://token.test/token?video=demo',
+        { ...(await asViewer(sub)), method: 'HEAD' },
+      )
+      expect(head.status).toBe(200)
+      expect(await head.text()).toBe('')
+    }
+    const badHead = await app.request('http://token.test/token?video=demo&stream=short', {
+      ...(await asViewer(sub)),
+      method: 'HEAD',
+    })
+    expect(badHead.status).toBe(400)
+    expect(lines).toEqual([])
+    // the one slot is still free
+    await started(app, sub)
+  })
+
+  it("refuses a viewer's identity longer than 512 characters (the operator could not name it)", async () => {
+    const { app } = streamApp({ limit: 1 })
+    const long = await token(app, 'v'.repeat(513))
+    expect(long.status).toBe(403)
+    expect(await long.json()).toEqual({
+      error: "the viewer's identity (sub) is longer than 512 characters",
+    })
+    await started(app, 'v'.repeat(512))
   })
 
   it('refuses a viewer without a subject, and a malformed stream id', async () => {
