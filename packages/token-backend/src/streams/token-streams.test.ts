@@ -126,10 +126,10 @@ describe('GET /token with STREAM_LIMIT=2 (reject-newest)', () => {
     const { app, lines } = streamApp({ limit: 1 })
     const sub = viewer()
     for (let i = 0; i < 3; i++) {
-      const head = await app.request(
-        'http://token.test/token?video=demo',
-        { ...(await asViewer(sub)), method: 'HEAD' },
-      )
+      const head = await app.request('http://token.test/token?video=demo', {
+        ...(await asViewer(sub)),
+        method: 'HEAD',
+      })
       expect(head.status).toBe(200)
       expect(await head.text()).toBe('')
     }
