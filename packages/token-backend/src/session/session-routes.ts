@@ -4,7 +4,7 @@ import { cdnRoute } from './cdn-route.ts'
 import { fileRoute } from './file-route.ts'
 import { issueRoute } from './issue-route.ts'
 import { revokeRoute } from './revoke-route.ts'
-import { type SessionRouteOptions, sessionLane } from './session-lane.ts'
+import type { SessionLane } from './session-lane.ts'
 
 export type { SessionRecord } from './issue-route.ts'
 export { REVOCATION_CACHE_MS, type SessionRouteOptions } from './session-lane.ts'
@@ -19,11 +19,10 @@ export { REVOCATION_CACHE_MS, type SessionRouteOptions } from './session-lane.ts
  *
  * @example
  * ```ts
- * app.route('/', sessionRoutes({ now: Date.now, audit, signersOf, authorize, limitFor, … }))
+ * app.route('/', sessionRoutes(sessionLane({ now: Date.now, audit, signersOf, authorize, … })))
  * ```
  */
-export function sessionRoutes(options: SessionRouteOptions) {
-  const lane = sessionLane(options)
+export function sessionRoutes(lane: SessionLane) {
   return new Hono<TokenAppEnv>()
     .route('/', issueRoute(lane))
     .route('/', revokeRoute(lane))

@@ -72,7 +72,8 @@ describe.each([
     })
     expect((await startToken(h, sub, two)).status).toBe(200)
     const all = await call(h, `/streams?sub=${sub}`, { method: 'DELETE', headers: operator })
-    expect(await all.json()).toEqual({ ended: 2 })
+    // sessions are on: ending all revokes the viewer's session URLs as well
+    expect(await all.json()).toEqual({ ended: 2, sessions_revoked: true })
     for (const id of [two, three])
       expect((await startToken(h, sub, id)).body.code).toBe('stream_ended')
     // room again: a new stream is admitted
