@@ -23,7 +23,6 @@ import { readOnlyRoutes } from './read-only-routes.ts'
 import { requestIdOf } from './response-headers.ts'
 import type { CdnHealthPolicy } from './session/cdn-health.ts'
 import type { PlaylistCache } from './session/playlist-cache.ts'
-import { sessionLane } from './session/session-lane.ts'
 import type { REVOCATION_CACHE_MS } from './session/session-routes.ts'
 import { sessionRoutes } from './session/session-routes.ts'
 import type { SessionStore, STORE_OUTAGE_TRUST_MS } from './session/session-store.ts'
@@ -224,17 +223,6 @@ function backendRoutes({
   const signersOf = perEnvironment((config: TokenBackendConfig) => cdnSigners(config, digest))
   // one ledger gate for both lanes: a viewer's streams count together
   const gate = streamGate({ now, audit, store: streams })
-  const lane = sessionLane({
-    now,
-    audit,
-    signersOf,
-    store: sessions,
-    playlists,
-    fetcher,
-    cdnHealth,
-    streams: gate,
-    ...admission,
-  })
   const app = new Hono<TokenAppEnv>()
   app.onError(handleError)
   app.notFound(handleNotFound)
@@ -259,8 +247,21 @@ function backendRoutes({
   app.use('/session', corsWhenCrossOrigin)
   return app
     .route('/', tokenRoute({ now, audit, admission, signersOf, streams: gate }))
-    .route('/', sessionRoutes(lane))
-    .route('/', streamsRoute({ now, gate, sessions: lane }))
+    .route(
+      '/',
+      sessionRoutes({
+        now,
+        audit,
+        signersOf,
+        store: sessions,
+        playlists,
+        fetcher,
+        cdnHealth,
+        streams: gate,
+        ...admission,
+      }),
+    )
+    .route('/', streamsRoute({ now, gate }))
     .route('/', readOnlyRoutes())
     .all('*', function notFoundUnderPrefix(c, next) {
       // Mounted under a prefix, the parent's notFound would answer its own shape: everything

@@ -4,7 +4,7 @@ import { cdnRoute } from './cdn-route.ts'
 import { fileRoute } from './file-route.ts'
 import { issueRoute } from './issue-route.ts'
 import { revokeRoute } from './revoke-route.ts'
-import type { SessionLane } from './session-lane.ts'
+import { type SessionRouteOptions, sessionLane } from './session-lane.ts'
 
 export type { SessionRecord } from './issue-route.ts'
 export { REVOCATION_CACHE_MS, type SessionRouteOptions } from './session-lane.ts'
@@ -19,10 +19,11 @@ export { REVOCATION_CACHE_MS, type SessionRouteOptions } from './session-lane.ts
  *
  * @example
  * ```ts
- * app.route('/', sessionRoutes(sessionLane({ now: Date.now, audit, signersOf, authorize, … })))
+ * app.route('/', sessionRoutes({ now: Date.now, audit, signersOf, authorize, limitFor, … }))
  * ```
  */
-export function sessionRoutes(lane: SessionLane) {
+export function sessionRoutes(options: SessionRouteOptions) {
+  const lane = sessionLane(options)
   return new Hono<TokenAppEnv>()
     .route('/', issueRoute(lane))
     .route('/', revokeRoute(lane))

@@ -1,12 +1,11 @@
 import { sValidator } from '@hono/standard-validator'
-import type { Context, MiddlewareHandler } from 'hono'
+import type { MiddlewareHandler } from 'hono'
 import { Hono } from 'hono/tiny'
 import * as v from 'valibot'
 import type { TokenBackendConfig } from '../config.ts'
 import { fail } from '../errors.ts'
 import { answerHeaders } from '../response-headers.ts'
 import { operatorOnly } from '../session/revoke-route.ts'
-import type { SessionLane } from '../session/session-lane.ts'
 import type { TokenAppEnv } from '../types.ts'
 import { MOST_SUBJECT_CHARACTERS } from '../viewer-request.ts'
 import type { StreamGate } from './stream-gate.ts'
@@ -58,30 +57,6 @@ const limitsOf = (config: TokenBackendConfig): StreamSettings =>
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /**
- * An end also revokes the session URLs it names (when sessions are on): a session idle for
- * longer than `SESSION_STREAM_IDLE` is no active stream the ledger could end, and its URL would
- * come back as a new stream until it expires. With `id`, the session of that id, if there is
- * one; without, every session of `sub` issued until now, as `POST /sessions/revoke` does.
- * Whether sessions are on (and so revoked).
- */
-async function revokeSessionUrls(
-  c: Context<TokenAppEnv>,
-  sessions: Pick<SessionLane, 'storeOf'>,
-  { sub, id }: { sub: string; id: string | undefined },
-  nowMs: number,
-): Promise<boolean> {
-  const session = c.get('tokenConfig').session
-  if (session === undefined) return false
-  const nowSeconds = Math.floor(nowMs / 1000)
-  // nothing issued until now can outlive this
-  const until = nowSeconds + session.lifetimeSeconds
-  const store = sessions.storeOf(c)
-  if (id === undefined) await store.revokeViewer(sub, nowSeconds, until)
-  else await store.revokeSession(id, until)
-  return true
-}
-
-/**
  * The operator's view of a viewer's streams, with the admin token of the revoke endpoints
  * (`SESSION_ADMIN_TOKEN`): `GET /streams?sub=<viewer>` lists the active ones, oldest first;
  * `DELETE /streams?sub=<viewer>[&id=<id>]` ends one, or all of them (`{"ended": n}`): their next
@@ -93,16 +68,7 @@ async function revokeSessionUrls(
  * app.route('/', streamsRoute({ now: Date.now, gate }))
  * ```
  */
-export function streamsRoute({
-  now,
-  gate,
-  sessions,
-}: {
-  now: () => number
-  gate: StreamGate
-  /** The session lane, whose URLs an end revokes (when sessions are on). */
-  sessions: Pick<SessionLane, 'storeOf'>
-}) {
+export function streamsRoute({ now, gate }: { now: () => number; gate: StreamGate }) {
   const validQuery = sValidator('query', streamsQuery, (result) => {
     if (!result.success) fail(400, result.error[0]?.message ?? 'invalid query')
   })
@@ -136,15 +102,10 @@ export function streamsRoute({
     .delete('/streams', operator, streamsOn, validQuery, async function endStreams(c) {
       const { sub, id } = c.req.valid('query')
       const store = gate.storeOf(c)
-      const nowMs = now()
-      const active = await store.list(sub, nowMs)
-      const ids = id === undefined ? active.map((lease) => lease.id) : [id]
-      const ended = await store.end(sub, id, nowMs)
+      const ids = id === undefined ? (await store.list(sub, now())).map((lease) => lease.id) : [id]
+      const ended = await store.end(sub, id, now())
       for (const each of ids) gate.forget(sub, each)
-      // an active token stream's id names no session: nothing to revoke for it
-      const tokenStream = active.some((lease) => lease.id === id && lease.lane === 'token')
-      const revoked = !tokenStream && (await revokeSessionUrls(c, sessions, { sub, id }, nowMs))
       gate.noteEnded(c, { sub, ...(id !== undefined && { stream: id }), ended })
-      return c.json({ ended, ...(revoked && { sessions_revoked: true }) }, 200, answerHeaders(c))
+      return c.json({ ended }, 200, answerHeaders(c))
     })
 }
