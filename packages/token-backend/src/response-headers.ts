@@ -38,9 +38,9 @@ export function answerHeaders(c: Context<TokenAppEnv>): Record<string, string> {
 }
 
 /**
- * What `HEAD` on `/token` or `/session` answers once the request passed every check `GET` makes
- * (query, authorization, rate limit): `GET`'s status and headers, and nothing issued: no
- * credential the caller would never see, no stream slot taken, no audit line.
+ * What `HEAD` on `/token` or `/session` answers once the request passed the checks `GET` makes
+ * (query, authorization, rate limit, a viewer identity): `GET`'s headers, and nothing issued: no
+ * credential the caller would never see, no stream slot taken (so never a 409), no audit line.
  *
  * @example
  * ```ts

@@ -10,7 +10,12 @@ import { sessionNetwork } from './session/network.ts'
 import { newStreamId, type StreamGate } from './streams/stream-gate.ts'
 import { streamLimitOf } from './streams/stream-settings.ts'
 import type { TokenAppEnv } from './types.ts'
-import { type AdmissionRules, admitViewer, validateViewerQuery } from './viewer-request.ts'
+import {
+  type AdmissionRules,
+  admitViewer,
+  nameableSubject,
+  validateViewerQuery,
+} from './viewer-request.ts'
 
 /** What `GET /token` is given by `createTokenApp`. */
 export interface TokenRouteOptions {
@@ -28,10 +33,14 @@ export type StreamTokenRecord = TokenRecord & { stream?: string }
 
 /**
  * The viewer a stream is counted for: the JWT's `sub` (or what your authorizer set). Stream
- * limits on and no subject: refused, since an address is not a viewer.
+ * limits on and no subject (or one too long to name: `nameableSubject`): refused, since an
+ * address is not a viewer.
  */
 export function streamViewer(subject: string | undefined): string {
-  return subject ?? fail(403, 'stream limits need a viewer identity: a JWT with a sub claim')
+  return (
+    nameableSubject(subject) ??
+    fail(403, 'stream limits need a viewer identity: a JWT with a sub claim')
+  )
 }
 
 /**
@@ -60,9 +69,13 @@ export function tokenRoute({ now, audit, admission, signersOf, streams }: TokenR
       { video: query.video, type: query.type, expire: query.expire, clientIp: viewer.clientIp },
       Math.floor(nowMs / 1000),
     )
-    if (c.req.method === 'HEAD') return headAnswer<StreamTokenRecord>(c, nowMs)
-    // stream limits: admitted (or renewed) before anything is signed
     const limits = config.streams
+    if (c.req.method === 'HEAD') {
+      // the checks of GET, not the ledger: a HEAD takes no slot (and so never hears 409)
+      if (limits !== undefined) streamViewer(viewer.subject)
+      return headAnswer<StreamTokenRecord>(c, nowMs)
+    }
+    // stream limits: admitted (or renewed) before anything is signed
     const stream =
       limits === undefined
         ? undefined

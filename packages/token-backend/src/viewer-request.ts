@@ -123,10 +123,25 @@ export interface Viewer {
 }
 
 /**
- * The longest viewer identity (a JWT's `sub`) the backend takes: what the operator's endpoints
- * accept, and short enough for a session URL that carries it.
+ * The longest viewer identity (a JWT's `sub`) a stream or a session is issued for: what the
+ * operator's endpoints accept, and short enough for a session URL that carries it.
  */
 export const MOST_SUBJECT_CHARACTERS = 512
+
+/**
+ * `subject` when the operator can name it ({@link MOST_SUBJECT_CHARACTERS} at most), else a 403
+ * that says why: stream limits count by it, a session URL carries it.
+ *
+ * @example
+ * ```ts
+ * const sub = nameableSubject(viewer.subject) // undefined stays undefined
+ * ```
+ */
+export function nameableSubject(subject: string | undefined): string | undefined {
+  if (subject !== undefined && subject.length > MOST_SUBJECT_CHARACTERS)
+    fail(403, `the viewer's identity (sub) is longer than ${MOST_SUBJECT_CHARACTERS} characters`)
+  return subject
+}
 
 /**
  * The checks every signing request passes, in order: authorization (401/403), then the
@@ -149,9 +164,6 @@ export async function admitViewer(
   const address = viewerAddress(c)
   const sub = (c.get('jwtPayload') as { sub?: unknown } | undefined)?.sub
   const subject = typeof sub === 'string' && sub !== '' ? sub : undefined
-  // a viewer the operator could not name (GET /streams, revocation), a session URL too long to use
-  if (subject !== undefined && subject.length > MOST_SUBJECT_CHARACTERS)
-    fail(403, `the viewer's identity (sub) is longer than ${MOST_SUBJECT_CHARACTERS} characters`)
   const limit = limitFor(c.env?.TOKEN_RATE_LIMITER, config)
   if (limit) {
     // counted by who is asking (client_ip is chosen by the caller, so it never decides)

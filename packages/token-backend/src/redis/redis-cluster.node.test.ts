@@ -98,7 +98,7 @@ describe('the Redis stores on a Redis Cluster', () => {
         const outcome = await store.isRevoked(session(`s-${i}`, { sub: `v-${i}` })).then(
           () => 'answered',
           (err: unknown) => {
-            causes.push(`s-${i}: ${String((err as Error).cause ?? err)}`)
+            causes.push(`s-${i}: ${String(err instanceof Error ? (err.cause ?? err) : err)}`)
             return err instanceof StoreUnavailableError ? 'unavailable' : String(err)
           },
         )

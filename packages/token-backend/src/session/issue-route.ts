@@ -7,7 +7,7 @@ import { headAnswer, signedAnswer } from '../response-headers.ts'
 import { streamLimitOf } from '../streams/stream-settings.ts'
 import { streamViewer } from '../token-route.ts'
 import type { TokenAppEnv } from '../types.ts'
-import { admitViewer, validateViewerQuery } from '../viewer-request.ts'
+import { admitViewer, nameableSubject, validateViewerQuery } from '../viewer-request.ts'
 import { sessionNetwork } from './network.ts'
 import { issuedSession } from './session-audit.ts'
 import { type SessionLane, sessionsOf } from './session-lane.ts'
@@ -59,10 +59,16 @@ export function issueRoute({ now, audit, admission, noteRefusal, streams }: Sess
         ? nowSeconds + session.lifetimeSeconds
         : resolveExpiry(asked, { nowSeconds, maxLifetimeSeconds: session.lifetimeSeconds })
     if (exp <= nowSeconds) fail(400, 'expire is in the past')
-    if (c.req.method === 'HEAD') return headAnswer<SessionRecord>(c, nowMs)
-    const { clientIp, subject } = viewer
-    const net = sessionNetwork(clientIp, session.binding)
+    const { clientIp } = viewer
+    // the URL carries it: one too long to name is refused here, with or without stream limits
+    const subject = nameableSubject(viewer.subject)
     const limits = config.streams
+    if (c.req.method === 'HEAD') {
+      // the checks of GET, not the ledger: a HEAD takes no slot (and so never hears 409)
+      if (limits !== undefined) streamViewer(subject)
+      return headAnswer<SessionRecord>(c, nowMs)
+    }
+    const net = sessionNetwork(clientIp, session.binding)
     const limit = limits === undefined ? undefined : streamLimitOf(limits, c.get('jwtPayload'))
     const claims: SessionClaims = {
       cid: config.signing.clientId,

@@ -162,6 +162,11 @@ describe('GET /token with STREAM_LIMIT=2 (reject-newest)', () => {
     })
     const malformed = await token(app, viewer(), '&stream=short')
     expect(malformed.status).toBe(400)
+    const anonymousHead = await app.request('http://token.test/token?video=demo', {
+      ...(await asViewer(undefined)),
+      method: 'HEAD',
+    })
+    expect(anonymousHead.status).toBe(403)
   })
 })
 
