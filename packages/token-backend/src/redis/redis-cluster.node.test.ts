@@ -7,6 +7,7 @@ import { nowSeconds, storedSession } from '../../test/stored-session.ts'
 import { createTokenApp } from '../app.ts'
 import { StoreUnavailableError } from '../store-unavailable.ts'
 import { connectRedisCluster, type RedisClusterClient } from './connect-redis-cluster.ts'
+import type { RedisCommandClient } from './redis-command.ts'
 import { redisLimit } from './redis-limit.ts'
 import { redisSessionStore } from './redis-session-store.ts'
 
@@ -43,6 +44,19 @@ async function nodesAlive(urls: ReadonlyArray<string>): Promise<string> {
   return answers.join(', ')
 }
 
+/** The node `client`'s slot table names for each key (its slot asked of the node at `url`). */
+async function routes(client: RedisClusterClient, url: string, keys: string[]): Promise<string> {
+  const table = client.cluster.slots as ReadonlyArray<{ master?: { address?: string } } | undefined>
+  const answers = await Promise.all(
+    keys.map(async (key) => {
+      const { stdout } = await ping(['-u', url, 'CLUSTER', 'KEYSLOT', key], { timeout: 2000 })
+      const slot = Number(stdout.trim())
+      return `${key} slot ${slot} → ${table[slot]?.master?.address ?? 'none'}`
+    }),
+  )
+  return answers.join(', ')
+}
+
 afterAll(async () => {
   for (const client of clients) client.destroy()
   await redis?.stop()
@@ -65,15 +79,17 @@ describe('the Redis stores on a Redis Cluster', () => {
     )
     expect(counted.filter((verdict) => verdict?.allowed)).toHaveLength(7)
     // sessions and viewers of many ids: their keys on every shard, each read where it lives
+    // the viewers' sessions were issued before the revocation, in the second it names: made at
+    // check time instead, one made after the clock's next second is (rightly) not revoked
+    const issued = nowSeconds()
     for (let i = 0; i < 12; i++) {
-      await stores[i % 3]?.revokeSession(`s-${i}`, nowSeconds() + 60)
-      await stores[i % 3]?.revokeViewer(`viewer-${i}`, nowSeconds(), nowSeconds() + 60)
+      await stores[i % 3]?.revokeSession(`s-${i}`, issued + 60)
+      await stores[i % 3]?.revokeViewer(`viewer-${i}`, issued, issued + 60)
     }
     for (let i = 0; i < 12; i++) {
       expect(await stores[(i + 1) % 3]?.isRevoked(session(`s-${i}`))).toBe(true)
-      expect(await stores[(i + 1) % 3]?.isRevoked(session(`x-${i}`, { sub: `viewer-${i}` }))).toBe(
-        true,
-      )
+      const ofViewer = session(`x-${i}`, { sub: `viewer-${i}`, iat: issued })
+      expect(await stores[(i + 1) % 3]?.isRevoked(ofViewer)).toBe(true)
     }
     const shards = await Promise.all(
       redis.nodes.map(async (_, n) => {
@@ -88,7 +104,22 @@ describe('the Redis stores on a Redis Cluster', () => {
   it('with a node down: its keys fail with StoreUnavailableError in bounded time (503), the others answer, all recovers', async () => {
     const prefix = freshPrefix()
     const client = clients[0] as RedisClusterClient
-    const store = redisSessionStore(client, { prefix, timeoutMs: 500 })
+    // each GET's own outcome, for the message below (the store answers one per pair of keys)
+    const sent: string[] = []
+    const recorded: RedisCommandClient = {
+      sendCommand: (args, options) =>
+        client.sendCommand(args, options).then(
+          (reply) => {
+            sent.push(`${args[1]} ok`)
+            return reply
+          },
+          (err: unknown) => {
+            sent.push(`${args[1]} ${String(err)}`)
+            throw err
+          },
+        ),
+    }
+    const store = redisSessionStore(recorded, { prefix, timeoutMs: 500 })
     const down = redis.nodes[0]
     await down?.stop()
     const causes: string[] = []
@@ -111,7 +142,7 @@ describe('the Redis stores on a Redis Cluster', () => {
     // never alone: name what each request met and whether the other nodes still answer
     if (!outcomes.includes('answered'))
       expect.fail(
-        `no request answered with one node of three down: ${causes.join('; ')}; the others: ${await nodesAlive(redis.urls.slice(1))}`,
+        `no request answered with one node of three down (${redis.urls[0]}): ${causes.join('; ')}; the others: ${await nodesAlive(redis.urls.slice(1))}; where this client sends the keys: ${await routes(client, redis.urls[1] ?? '', [`${prefix}session:s-0:revoked`, `${prefix}viewer:v-0:revoked-at`, `${prefix}session:s-1:revoked`, `${prefix}viewer:v-1:revoked-at`])}; each GET: ${sent.join('; ')}`,
       )
     expect(outcomes.filter((o) => o !== 'unavailable' && o !== 'answered')).toEqual([])
     const app = createTokenApp({
