@@ -8,19 +8,27 @@ import type { TokenAppEnv } from './types.ts'
 export const VIEWER_METHODS = 'GET, HEAD, OPTIONS'
 
 /**
- * What `OPTIONS` answers on `/token` and `/session` when it is not a CORS preflight of an allowed
- * origin (the CORS middleware answered that one): the methods allowed, nothing else.
+ * What `OPTIONS` answers when it is not a CORS preflight of an allowed origin (the CORS
+ * middleware answered that one): the methods allowed, nothing else.
  */
-function allowedMethods(c: Context<TokenAppEnv>): Response {
-  const headers = answerHeaders(c)
-  headers.allow = VIEWER_METHODS
-  return new Response(null, { status: 204, headers })
+function allowedMethods(allow: string) {
+  return function allowedMethods(c: Context<TokenAppEnv>): Response {
+    const headers = answerHeaders(c)
+    headers.allow = allow
+    return new Response(null, { status: 204, headers })
+  }
 }
 
-/** Any other method on a viewer's endpoint: 405 `{error}` with `Allow`. */
-function methodNotAllowed(c: Context<TokenAppEnv>): never {
-  c.header('Allow', VIEWER_METHODS)
-  return fail(405, `method ${c.req.method} is not allowed: use GET`)
+/** Any other method: 405 `{error}` with `Allow`, naming the methods that do something. */
+function methodNotAllowed(allow: string) {
+  const use = allow
+    .split(', ')
+    .filter((method) => method !== 'HEAD' && method !== 'OPTIONS')
+    .join(' or ')
+  return function methodNotAllowed(c: Context<TokenAppEnv>): never {
+    c.header('Allow', allow)
+    return fail(405, `method ${c.req.method} is not allowed: use ${use}`)
+  }
 }
 
 /** The methods of the operator's endpoints, by path: what their OPTIONS and 405 answers name. */
@@ -31,20 +39,6 @@ const OPERATOR_METHODS = {
   '/cdns/drain': 'POST, OPTIONS',
   '/cdns/undrain': 'POST, OPTIONS',
 } as const
-
-/** `OPTIONS` (204) or 405 on one of the operator's paths, with `Allow`. */
-function operatorMethods(allow: string) {
-  return function operatorMethods(c: Context<TokenAppEnv>): Response {
-    if (c.req.method === 'OPTIONS') {
-      const headers = answerHeaders(c)
-      headers.allow = allow
-      return new Response(null, { status: 204, headers })
-    }
-    c.header('Allow', allow)
-    const use = allow.split(', ').filter((method) => method !== 'HEAD' && method !== 'OPTIONS')
-    return fail(405, `method ${c.req.method} is not allowed: use ${use.join(' or ')}`)
-  }
-}
 
 /**
  * The one guard of the viewer's endpoints (`GET /token`, `GET /session`, `GET /s/…`): `OPTIONS`
@@ -58,12 +52,13 @@ function operatorMethods(allow: string) {
  * ```
  */
 export function readOnlyRoutes() {
+  const refused = methodNotAllowed(VIEWER_METHODS)
   const guard = new Hono<TokenAppEnv>()
-    .on('OPTIONS', ['/token', '/session'], allowedMethods)
-    .all('/token', methodNotAllowed)
-    .all('/session', methodNotAllowed)
-    .all('/s/*', methodNotAllowed)
+    .on('OPTIONS', ['/token', '/session'], allowedMethods(VIEWER_METHODS))
+    .all('/token', refused)
+    .all('/session', refused)
+    .all('/s/*', refused)
   for (const [path, allow] of Object.entries(OPERATOR_METHODS))
-    guard.all(path, operatorMethods(allow))
+    guard.on('OPTIONS', path, allowedMethods(allow)).all(path, methodNotAllowed(allow))
   return guard
 }
