@@ -120,6 +120,28 @@ describe('the Redis stores on a Redis Cluster', () => {
         ),
     }
     const store = redisSessionStore(recorded, { prefix, timeoutMs: 500 })
+    // what each node's connection went through meanwhile (a live node's socket closing?)
+    const events: string[] = []
+    const t0 = performance.now()
+    const seen =
+      (name: string) =>
+      (...args: unknown[]) => {
+        const node = args.find(
+          (a): a is { port?: number } => typeof a === 'object' && a !== null && 'port' in a,
+        )
+        const err = args.find((a): a is Error => a instanceof Error)
+        events.push(
+          `${(performance.now() - t0).toFixed(1)} ms ${name} :${node?.port}${err ? ` ${err.message}` : ''}`,
+        )
+      }
+    for (const name of [
+      'node-error',
+      'node-disconnect',
+      'node-reconnecting',
+      'node-ready',
+      'node-connect',
+    ])
+      client.cluster.on(name, seen(name))
     const down = redis.nodes[0]
     await down?.stop()
     const causes: string[] = []
@@ -142,7 +164,7 @@ describe('the Redis stores on a Redis Cluster', () => {
     // never alone: name what each request met and whether the other nodes still answer
     if (!outcomes.includes('answered'))
       expect.fail(
-        `no request answered with one node of three down (${redis.urls[0]}): ${causes.join('; ')}; the others: ${await nodesAlive(redis.urls.slice(1))}; where this client sends the keys: ${await routes(client, redis.urls[1] ?? '', [`${prefix}session:s-0:revoked`, `${prefix}viewer:v-0:revoked-at`, `${prefix}session:s-1:revoked`, `${prefix}viewer:v-1:revoked-at`])}; each GET: ${sent.join('; ')}`,
+        `no request answered with one node of three down (${redis.urls[0]}): ${causes.join('; ')}; the others: ${await nodesAlive(redis.urls.slice(1))}; where this client sends the keys: ${await routes(client, redis.urls[1] ?? '', [`${prefix}session:s-0:revoked`, `${prefix}viewer:v-0:revoked-at`, `${prefix}session:s-1:revoked`, `${prefix}viewer:v-1:revoked-at`])}; each GET: ${sent.join('; ')}; the nodes' connections: ${events.join('; ')}`,
       )
     expect(outcomes.filter((o) => o !== 'unavailable' && o !== 'answered')).toEqual([])
     const app = createTokenApp({
