@@ -119,6 +119,22 @@ describe('sessionPlaylist (checked with hls-parser)', () => {
     expect(rewritten).toContain('#EXT-X-MAP:URI="init.mp4",BYTERANGE="720@0"')
   })
 
+  it('never writes its own token: a reference that climbs into the upstream URL’s pair is kept as written', () => {
+    // on the CDN `../v1/seg_000.ts` from the top folder is `…/Tok3n_x/v1/seg_000.ts`: no file
+    // of the video, and naming it on the session would put the CDN's token in the answer
+    const top = sessionPlaylist('#EXTM3U\n#EXTINF:2.000,\n../v1/seg_000.ts\n', origin('climb.m3u8'))
+    expect(top).toBe('#EXTM3U\n#EXTINF:2.000,\n../v1/seg_000.ts\n')
+    const below = sessionPlaylist(
+      '#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI="../../key.bin"\n#EXTINF:2.000,\n../../seg_000.ts\n#EXTINF:2.000,\n../seg_001.ts\n',
+      origin('v1/climb.m3u8'),
+    )
+    expect(below).not.toContain('Tok3n_x')
+    expect(below).toContain('URI="../../key.bin"')
+    expect(below).toContain('\n../../seg_000.ts\n')
+    // one folder up stays inside the pair: the video's own file, served by the session
+    expect(below).toContain('\n../seg_001.ts\n')
+  })
+
   it('keeps what is not the session video’s: other hosts and videos, data: and skd: URIs, escapes', () => {
     const text = `#EXTM3U
 #EXT-X-TARGETDURATION:2

@@ -1,3 +1,4 @@
+import { cdnFileRest } from './cdn-file.ts'
 import { rewritePlaylist } from './playlist-rewriter.ts'
 import { relativeReference, sessionFile } from './session-path.ts'
 
@@ -14,7 +15,6 @@ export interface PlaylistOrigin {
 }
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/
-const TOKEN_PAIR = /^[A-Za-z0-9_-]{6,}\/[1-9]\d{9,}\//
 
 /**
  * Rewrites an upstream playlist for a session: every URI that names a file of the session's
@@ -42,13 +42,8 @@ export function sessionPlaylist(text: string, origin: PlaylistOrigin): string {
     } catch {
       return uri
     }
-    // http or https alike: the session hands out the configured scheme
-    if (!origin.cdnHosts.includes(url.host)) return uri
-    if (!url.pathname.startsWith(origin.directory)) return uri
-    let rest = url.pathname.slice(origin.directory.length)
-    const pair = TOKEN_PAIR.exec(rest)
-    if (pair) rest = rest.slice(pair[0].length)
-    if (sessionFile(rest) === undefined) return uri
+    const rest = cdnFileRest(url, origin)
+    if (rest === undefined || sessionFile(rest) === undefined) return uri
     return relativeReference(origin.rest, rest) + url.search
   })
 }

@@ -172,6 +172,16 @@ describe('sessionMpd where the CDN’s token folders and the session’s differ 
     expect(rewritten).toContain('<SegmentURL media="b.m4s"/>')
   })
 
+  it('never writes its own token: a URL that climbs into the upstream URL’s pair is not the video’s', () => {
+    const text = `<MPD><Period><AdaptationSet><Representation id="r" bandwidth="1">
+  <SegmentList duration="2"><Initialization sourceURL="../dash/init-0.m4s"/><SegmentURL media="dash/a.m4s"/></SegmentList>
+</Representation></AdaptationSet></Period></MPD>`
+    const rewritten = sessionMpd(text, origin('climb.mpd'))
+    expect(rewritten).not.toContain('Tok3n_x')
+    expect(rewritten).toContain('sourceURL="../dash/init-0.m4s"')
+    expect(rewritten).toContain('media="dash/a.m4s"')
+  })
+
   it('takes a pair with no folder after it for a file of that name', () => {
     const base = 'https://cdn.example.com/videos/12345_demo/Upstr3am/1799999999'
     const rewritten = checked(mpd(base, 'a.m4s'), 'manifest.mpd')
