@@ -55,6 +55,13 @@ describe('createTokenRefresh', () => {
       expect(time.pending).toBe(0)
     })
 
+  it('refuses to attach a player once the refresh has ended (a player would play on a frozen token)', async () => {
+    const { options } = setup()
+    const refresh = await createTokenRefresh(options)
+    refresh.destroy()
+    expect(() => refresh.attach(dashjs.MediaPlayer().create())).toThrow(/refresh has ended/)
+  })
+
   it('refresh.destroy() gives the player its own reset and destroy back', async () => {
     const { time, backend, options } = setup()
     const refresh = await createTokenRefresh(options)

@@ -26,6 +26,9 @@ export interface DashjsTokenRefresh {
    * failover), makes room for the recovery in its `retryAttempts`, and ends playback with
    * dash.js's own `error` event when the CDN refuses every fresh token. `player.reset()` and
    * `player.destroy()` then also stop the refresh. Call before `player.initialize(video, refresh.url)`.
+   *
+   * @throws Error once the refresh has ended (`reset()`/`destroy()` of an attached player, or
+   * its own `destroy()`): the next playback needs a new `createTokenRefresh`.
    */
   attach(player: MediaPlayerClass): void
   /** Removes the interceptors from every attached player and stops every timer and listener. */
@@ -65,7 +68,9 @@ export async function createTokenRefresh(
   assertDashjs(dashjs, 'createTokenRefresh')
   const refresher = await TokenRefresher.create(options)
   const detachers: (() => void)[] = []
+  let ended = false
   const destroy = () => {
+    ended = true
     for (const detach of detachers.splice(0)) detach()
     refresher.destroy()
   }
@@ -75,6 +80,8 @@ export async function createTokenRefresh(
       return refresher.url
     },
     attach(player) {
+      // its refresher is stopped: a player attached now would play on a token never renewed
+      if (ended) throw new Error('this refresh has ended')
       const attempts = requestAttempts(refresher, player, dashjs)
       player.updateSettings(recoveringRetrySettings(player.getSettings()))
       const stopGiveUp = failOnTokenRejection(dashjs, player, refresher, attempts)

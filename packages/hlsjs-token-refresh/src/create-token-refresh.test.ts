@@ -410,6 +410,17 @@ describe("the page's own pLoader and fLoader (hls.js prefers them over loader)",
   })
 })
 
+describe('attach(hls) after the refresh ended', () => {
+  it('throws: after hls.destroy() a new Hls needs a new refresh (its token would never be renewed)', async () => {
+    const first = new Hls({ ...refresh.hlsConfig, autoStartLoad: false })
+    refresh.attach(first)
+    first.destroy()
+    const second = new Hls({ ...refresh.hlsConfig, autoStartLoad: false })
+    expect(() => refresh.attach(second)).toThrow(/refresh has ended/)
+    second.destroy()
+  })
+})
+
 describe('attach(hls) refuses an hls whose loaders would bypass the token', () => {
   it.each([
     ['pLoader', { pLoader: Hls.DefaultConfig.loader }],

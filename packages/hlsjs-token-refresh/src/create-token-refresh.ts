@@ -43,6 +43,8 @@ export interface HlsTokenRefresh {
    *
    * @throws TypeError when `hls` was built with a `loader`, `pLoader` or `fLoader` that is not
    * (or does not extend) the one of `refresh.hlsConfig`: its requests would bypass the token.
+   * @throws Error once the refresh has ended (`hls.destroy()` of an attached Hls, `destroy()`): a
+   * new Hls needs a new `createTokenRefresh`.
    */
   attach(hls: Hls): void
   /**
@@ -97,6 +99,11 @@ export async function createTokenRefresh(
       throw new TypeError(`createTokenRefresh: hlsConfig.${name} is not a class`)
   const refresher = await TokenRefresher.create(options)
   const loaders = wrapLoaders(refresher, base, Hls.DefaultConfig.loader)
+  let ended = false
+  const destroy = () => {
+    ended = true
+    refresher.destroy()
+  }
   return {
     refresher,
     get url() {
@@ -108,19 +115,21 @@ export async function createTokenRefresh(
       ...recoveringPolicies(refresher, { ...Hls.DefaultConfig, ...base }),
     },
     attach: (hls) => {
+      // its refresher is stopped: an Hls attached now would play on a token never renewed
+      if (ended) throw new Error('this refresh has ended')
       assertOwnLoaders(hls, loaders)
       // the give-up and the outage revival: loaded with the first failure
       const stop = watchFailures(Hls, hls, refresher)
       hls.once(Hls.Events.DESTROYING, () => {
         stop()
-        refresher.destroy()
+        destroy()
       })
     },
     attachNative: async (video, native) => {
       const { protectNativePlayback } = await import('@proj/sw-token-refresh')
       return protectNativePlayback(video, refresher, native)
     },
-    destroy: () => refresher.destroy(),
+    destroy,
   }
 }
 

@@ -27,7 +27,7 @@ export {
   type TokenFetchInit,
   withServerDate,
 } from './fetch-token.ts'
-export { proposeStreamId } from './next-record.ts'
+export { nextRecord, proposeStreamId } from './next-record.ts'
 export {
   type DeferredEvents,
   type EventHandler,
@@ -42,7 +42,7 @@ export {
   REFUSAL_RUN_MS,
   TokenRejectedError,
 } from './recovery.ts'
-export { CDN_FAILOVER_DEFAULTS } from './refresh-settings.ts'
+export { CDN_FAILOVER_DEFAULTS, DEFAULT_TOKEN_TIMEOUT_MS } from './refresh-settings.ts'
 export { offerRemotePlayback } from './remote-playback.ts'
 // The stream refusal's class and parsing are the entry `@proj/token-refresh/stream-limit`
 // (runtime), types only here: fetchToken loads them with the first 409, which a static export

@@ -1,5 +1,6 @@
+import { DEFAULT_TOKEN_TIMEOUT_MS, systemTimers } from './refresh-settings.ts'
 import { assertTokenRecord } from './token-record.ts'
-import type { TokenContext, TokenRecord, TokenRefreshOptions } from './types.ts'
+import type { TimerHandle, TokenContext, TokenRecord, TokenRefreshOptions } from './types.ts'
 
 /**
  * A new stream's id as the player proposes it: 16 random bytes in hex (`getRandomValues`, which,
@@ -18,27 +19,51 @@ export function proposeStreamId(): string {
 
 /**
  * Calls `getToken` for the record after `current` (the first one without), telling it the stream
- * `current` names, or for the first record a stream id it proposes, and checks the answer. A `getToken` declared without a parameter cannot pass
- * the stream on: under stream limits each of its refreshes starts a new stream, which the
- * backend counts (and may refuse) as another playback: one console warning says so (its module
- * loaded then).
+ * `current` names, or for the first record a stream id it proposes, and checks the answer. A
+ * call gets `tokenTimeoutMs` to answer: then its `signal` aborts (`fetchToken` passes it to
+ * `fetch`) and it fails with a `TimeoutError`, so a backend that accepts the connection and never
+ * answers is retried like one that is down, instead of parking every later refresh behind it. A
+ * record already expired on the server's clock (its `Date`) fails too: it would only be refused.
+ * A `getToken` declared without a parameter cannot pass the stream on: under stream limits each
+ * of its refreshes starts a new stream, which the backend counts (and may refuse) as another
+ * playback: one console warning says so (its module loaded then).
  *
+ * @throws DOMException `TimeoutError` when `getToken` does not settle within `tokenTimeoutMs`.
+ * @throws TypeError when the answer is not a token record (`assertTokenRecord`).
  * @example
  * ```ts
- * const record = await nextRecord(settings.getToken, refresher.record)
+ * // the first record of a playback, as TokenRefresher.create fetches it
+ * const record = await nextRecord({ getToken: (context) => fetchToken(url, context) })
  * ```
  */
 export async function nextRecord(
-  getToken: TokenRefreshOptions['getToken'],
+  {
+    getToken,
+    tokenTimeoutMs = DEFAULT_TOKEN_TIMEOUT_MS,
+    timers = systemTimers,
+  }: Pick<TokenRefreshOptions, 'getToken' | 'tokenTimeoutMs' | 'timers'>,
   current?: TokenRecord,
 ): Promise<TokenRecord> {
   const stream = current?.stream
+  const aborter = new AbortController()
   const context: TokenContext = current
     ? stream
       ? { stream }
       : {}
     : { stream: proposeStreamId(), proposed: true }
-  const record = assertTokenRecord(await getToken(context))
+  context.signal = aborter.signal
+  let handle: TimerHandle | undefined
+  const late = new Promise<never>((_, reject) => {
+    handle = timers.set(() => {
+      aborter.abort(new DOMException(`no token in ${tokenTimeoutMs} ms`, 'TimeoutError'))
+      reject(aborter.signal.reason)
+    }, tokenTimeoutMs)
+  })
+  const record = assertTokenRecord(
+    await Promise.race([getToken(context), late]).finally(() =>
+      timers.clear(handle as TimerHandle),
+    ),
+  )
   if (record.stream && getToken.length === 0)
     void import('./stream-limit.ts').then(({ warnContextDropped }) => warnContextDropped(getToken))
   return record

@@ -32,6 +32,12 @@ export const DEFAULT_MAX_WAIT_MS = 5000
  */
 export const DEFAULT_MAX_OUTAGE_WAIT_MS = 30_000
 
+/**
+ * One `getToken` call fails after this long (ms): a backend that never answers is retried like
+ * one that is down; a slow one still has several seconds, as hls.js gives a playlist.
+ */
+export const DEFAULT_TOKEN_TIMEOUT_MS = 10_000
+
 /** The default spread, as a share of the lead: a herd is flattened, the lead stays mostly intact. */
 export const DEFAULT_SPREAD_OF_LEAD = 0.25
 
@@ -81,6 +87,7 @@ export interface RefreshSettings
   retry: RetryPolicy
   maxWaitMs: number
   maxOutageWaitMs: number
+  tokenTimeoutMs: number
   clock: Clock
   timers: Timers
   random: () => number
@@ -132,6 +139,7 @@ export function resolveRefreshSettings(options: TokenRefreshOptions): RefreshSet
     retry: { ...DEFAULT_RETRY, ...options.retry },
     maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
     maxOutageWaitMs: options.maxOutageWaitMs ?? DEFAULT_MAX_OUTAGE_WAIT_MS,
+    tokenTimeoutMs: options.tokenTimeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
     clock: options.clock ?? systemClock,
     timers: options.timers ?? systemTimers,
     random: options.random ?? Math.random,

@@ -8,7 +8,7 @@ import {
   type TimerState,
   timerDelay,
 } from './refresh-schedule.ts'
-import type { RefreshSettings } from './refresh-settings.ts'
+import { MAX_RETRY_AFTER_MS, type RefreshSettings } from './refresh-settings.ts'
 import type { TimerHandle } from './types.ts'
 
 /** What a {@link RefreshTimer} reads from its refresher (a `TokenRefresher`), and asks of it. */
@@ -52,6 +52,8 @@ export class RefreshTimer implements TimerState {
   #handle: TimerHandle | undefined
   /** Client time at which the armed timer fires. */
   #dueAt = 0
+  /** Client time before which the backend asked not to be called again (`Retry-After`). */
+  #askedUntil = 0
   #stopped = false
 
   constructor(settings: RefreshSettings, owner: RefreshTimerOwner, fetchedAt: number) {
@@ -90,6 +92,7 @@ export class RefreshTimer implements TimerState {
   renewed(): void {
     this.held.releaseAll()
     this.failures = 0
+    this.#askedUntil = 0
     this.firstCycle = false
     this.#plan()
     this.arm()
@@ -98,7 +101,16 @@ export class RefreshTimer implements TimerState {
   /** A refresh failed: retried after the backoff, or the `retryAfterMs` the backend asked for. */
   failed(retryAfterMs: number | undefined): void {
     this.failures++
+    this.#askedUntil = this.now + Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)
     this.arm(retryDelay(this.#settings, this, retryAfterMs))
+  }
+
+  /**
+   * The page became visible again: the timer its throttling held back runs now, a retry as soon
+   * as the backend's `Retry-After` allows.
+   */
+  wake(): void {
+    this.arm(this.failures > 0 ? Math.max(0, this.#askedUntil - this.now) : 0)
   }
 
   /**
@@ -111,14 +123,16 @@ export class RefreshTimer implements TimerState {
 
   /**
    * A request of the video is being made. While the token is expired and a retry is planned far
-   * off (the backend was failing while nothing played), it is brought forward: playback waits.
+   * off (the backend was failing while nothing played), it is brought forward: playback waits,
+   * though not past what the backend's `Retry-After` asked.
    */
   demand(): void {
     this.lastDemandAt = this.now
     // a retry that a fetch under way replaces anyway is harmless: both end in renewed or failed
     if (this.failures === 0 || this.#handle === undefined || this.remainingMs > 0) return
-    if (outageRetryIsLate(this.#settings, this, this.#dueAt))
-      this.arm(backoffDelay(this.#settings, this))
+    const delay = Math.max(backoffDelay(this.#settings, this), this.#askedUntil - this.now)
+    if (outageRetryIsLate(this.#settings, this, this.#dueAt) && this.now + delay < this.#dueAt)
+      this.arm(delay)
   }
 
   /** Arms the timer: after `delay` ms (a retry), or at the planned moment (never before the rate bound). */

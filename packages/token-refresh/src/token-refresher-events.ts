@@ -70,9 +70,37 @@ export function reportError(
   onError: ((error: unknown) => void) | undefined,
   error: unknown,
 ): void {
-  if (onError) onError(error)
-  else console.warn('[token-refresh] refresh failed', error)
+  safely(() => (onError ? onError(error) : console.warn('[token-refresh] refresh failed', error)))
   // getToken may reject with anything; the event's detail is always an Error (the map says so)
   const detail = error instanceof Error ? error : new Error(String(error), { cause: error })
   target.dispatchEvent(new CustomEvent('error', { detail }))
+}
+
+/**
+ * Tells `onTokenRefreshed` and the `tokenrefreshed` listeners of `target` of `record`.
+ *
+ * @example
+ * ```ts
+ * announceRecord(refresher, settings.onTokenRefreshed, record)
+ * ```
+ */
+export function announceRecord(
+  target: EventTarget,
+  onTokenRefreshed: ((record: TokenRecord) => void) | undefined,
+  record: TokenRecord,
+): void {
+  safely(() => onTokenRefreshed?.(record))
+  target.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
+}
+
+/**
+ * Calls a page's callback (`onError`, `onTokenRefreshed`): one that throws is logged, and the
+ * refresher goes on (a record is not turned into a failed refresh, a retry is not lost).
+ */
+function safely(callback: () => void): void {
+  try {
+    callback()
+  } catch (error) {
+    console.error('[token-refresh] a page callback threw', error)
+  }
 }

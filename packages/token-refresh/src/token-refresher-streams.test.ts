@@ -33,11 +33,13 @@ describe('the stream of a playback', () => {
     expect(id).toMatch(/^[0-9a-f]{32}$/)
     await time.advance(14_000 * 3)
     expect(backend.calls).toBe(4)
+    // each call with its timeout's signal (tokenTimeoutMs)
+    const signal = expect.any(AbortSignal)
     expect(backend.contexts).toEqual([
-      { stream: id, proposed: true },
-      { stream: id },
-      { stream: id },
-      { stream: id },
+      { stream: id, proposed: true, signal },
+      { stream: id, signal },
+      { stream: id, signal },
+      { stream: id, signal },
     ])
   })
 
@@ -52,7 +54,11 @@ describe('the stream of a playback', () => {
     const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
     expect(refresher.record.stream).toBeUndefined()
     await time.advance(14_000)
-    expect(backend.contexts).toEqual([{ stream: expect.any(String), proposed: true }, {}])
+    const signal = expect.any(AbortSignal)
+    expect(backend.contexts).toEqual([
+      { stream: expect.any(String), proposed: true, signal },
+      { signal },
+    ])
   })
 
   it('a getToken that takes no context still works: each refresh a new stream, one warning', async () => {

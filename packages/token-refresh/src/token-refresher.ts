@@ -9,7 +9,7 @@ import { RefreshTimer } from './refresh-timer.ts'
 import { RejectionTracker } from './rejection-tracker.ts'
 import type { StreamLimitError } from './stream-limit.ts'
 import type { TokenPeer } from './token-peers.ts'
-import { RefresherEventTarget, reportError } from './token-refresher-events.ts'
+import { announceRecord, RefresherEventTarget, reportError } from './token-refresher-events.ts'
 import type { CdnFailure, TokenRecord, TokenRefreshOptions } from './types.ts'
 import { VideoCdns } from './video-cdns.ts'
 
@@ -57,7 +57,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   #destroyed = false
   #refused: StreamLimitError | undefined // the backend refused the stream: no more fetches
   #onVisible = () => {
-    if (!this.#settings.visibility?.hidden) this.#timer.arm(0)
+    if (!this.#settings.visibility?.hidden) this.#timer.wake()
   }
   /** What this video's attempts ask of the refresher. */
   readonly #attempts: AttemptHost
@@ -76,7 +76,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   static async create(options: TokenRefreshOptions): Promise<TokenRefresher> {
     const settings = resolveRefreshSettings(options)
     const fetchedAt = settings.clock.now()
-    const record = await nextRecord(settings.getToken)
+    const record = await nextRecord(settings)
     const refresher = new TokenRefresher(settings, record, fetchedAt)
     const lifetime = record.expires - refresher.serverNow() / 1000
     const problem = leadProblem(options.refreshLeadSeconds, lifetime)
@@ -348,7 +348,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     if (this.#refused) throw this.#refused
     this.#timer.fetching()
     try {
-      const record = await nextRecord(this.#settings.getToken, this.#record)
+      const record = await nextRecord(this.#settings, this.#record)
       if (this.#destroyed) return record
       this.#receive(record)
       this.#settings.peers?.share(record, this)
@@ -372,8 +372,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     void this.#cdns.follow(record)
     this.#offset = clockOffset(record, clock, this.#offset)
     this.refreshCount++
-    onTokenRefreshed?.(record)
-    this.dispatchEvent(new CustomEvent('tokenrefreshed', { detail: record }))
+    announceRecord(this, onTokenRefreshed, record)
     this.#timer.renewed()
   }
 

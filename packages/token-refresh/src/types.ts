@@ -32,6 +32,8 @@ export interface TokenContext {
   stream?: string
   /** `stream` is the refresher's proposal (no record yet): `fetchToken` prefers the tab's last stream of the URL. */
   proposed?: boolean
+  /** Aborts when the call ran past `tokenTimeoutMs` (its reason a `TimeoutError`): give it to `fetch`. */
+  signal?: AbortSignal | null
 }
 
 /** The detail of a refresher's `cdnchange` event. */
@@ -117,6 +119,11 @@ export interface TokenRefreshOptions {
    * outage longer than a token's life), instead of going out to be refused (ms). Default 30000.
    */
   maxOutageWaitMs?: number
+  /**
+   * How long one `getToken` call may take before it counts as failed (retried with the backoff)
+   * and its `signal` aborts (ms). Default 10000.
+   */
+  tokenTimeoutMs?: number
   clock?: Clock
   timers?: Timers
   /** Uniform in [0, 1), for backoff jitter and the refresh spread. */

@@ -326,7 +326,11 @@ describe.each(['stream_limit', 'stream_ended'] as const)(
       // the stream of the first record, handed back through prepareTokenRefresh's getToken
       const stream = refresher?.record.stream
       expect(stream).toMatch(/^[0-9a-f]{32}$/)
-      expect(backend.contexts).toEqual([{ stream, proposed: true }, { stream }])
+      const signal = expect.any(AbortSignal) // each call's timeout (tokenTimeoutMs)
+      expect(backend.contexts).toEqual([
+        { stream, proposed: true, signal },
+        { stream, signal },
+      ])
       backend.refuseStreams(code)
       await env.time.advance(14_000)
       await vi.waitFor(() => expect(player.error()?.code).toBe(2))

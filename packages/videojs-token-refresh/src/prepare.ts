@@ -1,9 +1,4 @@
-import {
-  assertTokenRecord,
-  proposeStreamId,
-  type TokenContext,
-  type TokenRecord,
-} from '@proj/token-refresh'
+import { nextRecord, type TokenContext, type TokenRecord } from '@proj/token-refresh'
 import { HLS_TYPE, type TokenRefreshPluginOptions, techOptions } from './plugin.ts'
 import { registerTokenRefresh } from './register.ts'
 
@@ -36,10 +31,13 @@ export async function prepareTokenRefresh(
   tokenRefresh: TokenRefreshPluginOptions,
 ): Promise<TokenRefreshPlayerOptions> {
   registerTokenRefresh()
-  // the playback's first token: with a stream id of its own, as the refresher's first one has
-  let initial: TokenRecord | undefined = assertTokenRecord(
-    await tokenRefresh.getToken({ stream: proposeStreamId(), proposed: true }),
-  )
+  // the playback's first token as the refresher fetches its own: a stream id of its own, bounded
+  // by tokenTimeoutMs (the page's getToken called through a function that takes the context:
+  // whether it ignores it is for the refresher to say, once)
+  let initial: TokenRecord | undefined = await nextRecord({
+    ...tokenRefresh,
+    getToken: (context) => tokenRefresh.getToken(context),
+  })
   const src = tokenRefresh.ipBound ? initial.url_ip : initial.url
   const next = (context: TokenContext) => {
     const record = initial
