@@ -5,7 +5,11 @@ import { createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeAddresses, fetchFrom } from '../test/from-address.ts'
-import { type RedisCluster, startRedisCluster } from '../test/redis-cluster.ts'
+import {
+  CLUSTER_START_TIMEOUT_MS,
+  type RedisCluster,
+  startRedisCluster,
+} from '../test/redis-cluster.ts'
 import { freePort, type RedisServer, startRedisServer } from '../test/redis-server.ts'
 import { asViewer, streamConfig } from '../test/streams.ts'
 import { ConfigError, configFromEnv, type TokenConfigInput, tokenConfig } from './config.ts'
@@ -216,7 +220,7 @@ describe('serveTokenApp with REDIS_CLUSTER=true: instances share their sessions 
   let cluster: RedisCluster
   beforeAll(async () => {
     cluster = await startRedisCluster()
-  })
+  }, CLUSTER_START_TIMEOUT_MS)
   afterAll(() => cluster?.stop())
 
   it('a session issued by A, revoked through B, is refused by A; one rate limit', async () => {

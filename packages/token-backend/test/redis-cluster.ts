@@ -7,6 +7,12 @@ import { freePort, type RedisServer, startRedisServer } from './redis-server.ts'
 
 const run = promisify(execFile)
 
+/**
+ * The longest {@link startRedisCluster} takes, its steps' bounds added up: the timeout of the
+ * `beforeAll` that starts one (vitest's default of 10 s is less than a loaded machine needs).
+ */
+export const CLUSTER_START_TIMEOUT_MS = 40_000
+
 /** A local Redis Cluster of a Node test: three masters, no replicas, every slot assigned. */
 export interface RedisCluster {
   /** `redis://127.0.0.1:<port>` of each node. */
@@ -19,6 +25,8 @@ export interface RedisCluster {
  * Starts three `redis-server --cluster-enabled yes` on free loopback ports (no persistence, their
  * cluster files in a temporary folder), joins them with `redis-cli --cluster create` (three
  * shards, no replicas) and waits until every node says `cluster_state:ok`. Stop it in `afterAll`.
+ * About 2 s on an idle machine; each step is bounded (a node's start 10 s, the join 15 s, the
+ * agreement 10 s), so give the hook that calls it {@link CLUSTER_START_TIMEOUT_MS}.
  *
  * @example
  * ```ts
@@ -29,7 +37,7 @@ export interface RedisCluster {
  */
 export async function startRedisCluster(): Promise<RedisCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-cluster-'))
-  const nodes = await Promise.all(
+  const started = await Promise.allSettled(
     [0, 1, 2].map(async (i) =>
       startRedisServer([
         '--cluster-enabled',
@@ -45,20 +53,26 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       ]),
     ),
   )
+  const nodes = started.flatMap((node) => (node.status === 'fulfilled' ? [node.value] : []))
+  const failed = started.find((node): node is PromiseRejectedResult => node.status === 'rejected')
+  if (failed !== undefined) {
+    // the nodes that did start do not outlive the failure
+    await Promise.all(nodes.map((node) => node.stop()))
+    await rm(dir, { recursive: true, force: true })
+    throw failed.reason
+  }
   const addresses = nodes.map((node) => node.url.replace('redis://', ''))
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.stop()))
     await rm(dir, { recursive: true, force: true })
   }
   try {
-    await run('redis-cli', [
-      '--cluster',
-      'create',
-      ...addresses,
-      '--cluster-replicas',
-      '0',
-      '--cluster-yes',
-    ])
+    // bounded: it waits for the nodes to agree (a second or two; longer on a loaded machine)
+    await run(
+      'redis-cli',
+      ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'],
+      { timeout: 15_000 },
+    )
     await clusterOk(addresses)
   } catch (err) {
     await stop()

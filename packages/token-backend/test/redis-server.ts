@@ -34,6 +34,19 @@ export async function freePort(): Promise<number> {
   return port
 }
 
+// Every redis-server a test process started and has not stopped: killed when the process ends
+// (a hook that timed out while one was starting must not leave it running after the worker).
+// Vitest ends its workers with SIGTERM, after which no 'exit' event runs without a handler.
+const running = new Set<ChildProcess>()
+const killRunning = () => {
+  for (const child of running) child.kill('SIGKILL')
+}
+process.once('exit', killRunning)
+process.once('SIGTERM', () => {
+  killRunning()
+  process.exit(143)
+})
+
 /**
  * Starts `redis-server` on a free loopback port, without persistence, and waits until it accepts
  * connections. Stop it in `afterAll`.
@@ -51,11 +64,17 @@ export async function startRedisServer(extra: ReadonlyArray<string> = []): Promi
   const start = async () => {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
     args.push(...extra)
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    // stderr piped, not inherited: a server left running must not hold the test runner's own
+    // output open (vitest waits for it to close before it exits)
+    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    running.add(child)
+    child.once('exit', () => running.delete(child))
     let output = ''
-    child.stdout?.on('data', (chunk: Buffer) => {
+    const read = (chunk: Buffer) => {
       output += chunk.toString()
-    })
+    }
+    child.stdout?.on('data', read)
+    child.stderr?.on('data', read)
     const deadline = Date.now() + 10_000
     while (!output.includes('Ready to accept connections')) {
       if (child.exitCode !== null || Date.now() > deadline) {

@@ -1,7 +1,11 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RedisCluster, startRedisCluster } from '../../test/redis-cluster.ts'
+import {
+  CLUSTER_START_TIMEOUT_MS,
+  type RedisCluster,
+  startRedisCluster,
+} from '../../test/redis-cluster.ts'
 import { freePort, reconnected } from '../../test/redis-server.ts'
 import { nowSeconds, storedSession } from '../../test/stored-session.ts'
 import { createTokenApp } from '../app.ts'
@@ -29,7 +33,7 @@ beforeAll(async () => {
       connectRedisCluster(redis.urls, { log: i === 1 ? (line) => logged.push(line) : () => {} }),
     ),
   )
-})
+}, CLUSTER_START_TIMEOUT_MS)
 
 /** `PING` to each node by `redis-cli`, outside the clients under test. */
 async function nodesAlive(urls: ReadonlyArray<string>): Promise<string> {

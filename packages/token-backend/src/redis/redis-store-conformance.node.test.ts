@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest'
-import { startRedisCluster } from '../../test/redis-cluster.ts'
+import { CLUSTER_START_TIMEOUT_MS, startRedisCluster } from '../../test/redis-cluster.ts'
 import { startRedisServer } from '../../test/redis-server.ts'
 import { describeSessionStore } from '../session/store-conformance.test-suite.ts'
 import { connectRedis } from './connect-redis.ts'
@@ -46,7 +46,7 @@ for (const target of targets) {
     const started = await target.start()
     stop = started.stop
     ;[first, second] = await Promise.all([started.clients(), started.clients()])
-  })
+  }, CLUSTER_START_TIMEOUT_MS)
 
   afterAll(async () => {
     first?.destroy()

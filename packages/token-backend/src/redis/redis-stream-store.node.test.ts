@@ -1,6 +1,10 @@
 import { ErrorReply } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RedisCluster, startRedisCluster } from '../../test/redis-cluster.ts'
+import {
+  CLUSTER_START_TIMEOUT_MS,
+  type RedisCluster,
+  startRedisCluster,
+} from '../../test/redis-cluster.ts'
 import { type RedisServer, startRedisServer } from '../../test/redis-server.ts'
 import { describeStreamStore } from '../streams/stream-store-conformance.test-suite.ts'
 import { connectRedis, type RedisClient } from './connect-redis.ts'
@@ -188,7 +192,7 @@ describe('on a three-shard Redis Cluster', () => {
     cluster = await startRedisCluster()
     const urls = cluster.urls
     nodes = await Promise.all([1, 2, 3].map(() => connectRedisCluster(urls)))
-  })
+  }, CLUSTER_START_TIMEOUT_MS)
 
   afterAll(async () => {
     for (const client of nodes) client.destroy()
