@@ -95,6 +95,14 @@ describe('the session URL: built and read back in one place', () => {
     expect(() => sessionRequest(`https://site.test/s/${'a'.repeat(5000)}`, '')).toThrow(
       'session path too long',
     )
+    // a leaf's query goes on to the CDN: a CMCD one passes, a query that would be a CDN cache
+    // key per request does not
+    const leaf = 'https://site.test/s/demo/a.b.c/v1/seg_000.ts'
+    const cmcd = `?CMCD=${encodeURIComponent('bl=21300,br=3200,d=4004,ot=v,sid="6e2fb550-c457-11e9-bb97-0800200c9a66"')}`
+    expect(sessionRequest(`${leaf}${cmcd}`, '').search).toBe(cmcd)
+    expect(() => sessionRequest(`${leaf}?q=${'x'.repeat(2100)}`, '')).toThrow(
+      'session query too long',
+    )
   })
 })
 

@@ -6,6 +6,9 @@ import { fail } from '../errors.ts'
 
 /** Longest session path read (a credential is a few hundred characters). */
 const MAX_PATH = 4096
+// a leaf's query goes on to the CDN URL (CMCD, a player's own parameters): a few hundred
+// characters in practice, and every distinct one is a CDN cache key of its own
+const MAX_QUERY = 2048
 /** `/s/{video}/{credential}/{rest}`; the credential is three base64url parts (an empty signature
  * is refused by the verification). */
 const SESSION_PATH =
@@ -120,7 +123,8 @@ export interface SessionRequest {
 
 /**
  * Reads `/s/{video}/{credential}/{file}` back from a request URL, below the `prefix` the app is
- * routed under, refusing what could name anything outside the video (400) or is too long (414).
+ * routed under, refusing what could name anything outside the video (400) or is too long (414:
+ * the path over 4 KiB, the query over 2 KiB).
  * The URL is absolute and has no fragment: it is cut rather than parsed (a third of a leaf
  * redirect's cost on workerd).
  *
@@ -135,6 +139,8 @@ export function sessionRequest(url: string, prefix: string): SessionRequest {
   const queryStart = url.indexOf('?', pathStart)
   const pathname = queryStart === -1 ? url.slice(pathStart) : url.slice(pathStart, queryStart)
   if (pathname.length > MAX_PATH) fail(414, 'session path too long')
+  if (queryStart !== -1 && url.length - queryStart > MAX_QUERY)
+    fail(414, 'session query too long: at most 2048 characters')
   if (pathname.includes('%')) fail(400, 'a session path has no percent-escapes')
   // without escapes the raw path is the one the router matched, prefix included
   const [, video, credential, rest] = SESSION_PATH.exec(pathname.slice(prefix.length)) ?? []

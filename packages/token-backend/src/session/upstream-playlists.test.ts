@@ -26,6 +26,31 @@ describe('upstreamPlaylists', () => {
     expect(fetches).toBe(1)
   })
 
+  it('passes a CDN’s Retry-After on with a 503 (429 or 503 that says when to come back)', async () => {
+    const answer = (status: number, retryAfter: string) => async () =>
+      new Response('', { status, headers: { 'retry-after': retryAfter } })
+    const refusal = (fetcher: () => Promise<Response>) =>
+      upstreamPlaylists(memoryPlaylists(), fetcher)
+        .get(
+          '/videos/1_demo/v0/index.m3u8',
+          'vod',
+          () => 'https://cdn.test/x/tok123/1800000000/v0/index.m3u8',
+        )
+        .then(
+          () => undefined,
+          (error: { status: number; res?: Response }) => [
+            error.status,
+            error.res?.headers.get('retry-after'),
+          ],
+        )
+    expect(await refusal(answer(503, '7'))).toEqual([503, '7'])
+    expect(await refusal(answer(429, '30'))).toEqual([503, '30'])
+    // a date, a huge or a broken value is not passed on: the 502 of a CDN failure
+    expect(await refusal(answer(503, 'Wed, 21 Oct 2026 07:28:00 GMT'))).toEqual([502, undefined])
+    expect(await refusal(answer(503, '86400'))).toEqual([502, undefined])
+    expect(await refusal(answer(500, '7'))).toEqual([502, undefined])
+  })
+
   it('answers each CDN failure with a status that says whose it is', async () => {
     const cases: [() => Promise<Response>, string][] = [
       [async () => new Response('nope', { status: 404 }), '404 no such playlist: v0/index.m3u8'],

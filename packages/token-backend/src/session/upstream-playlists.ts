@@ -1,4 +1,5 @@
 import { cdnFailureOf } from '@proj/signing'
+import { HTTPException } from 'hono/http-exception'
 import { fail } from '../errors.ts'
 import type { CdnFailureReport } from './cdn-health.ts'
 import { type PlaylistCache, playlistTtl } from './playlist-cache.ts'
@@ -24,17 +25,26 @@ export type PlaylistSources = string | readonly PlaylistSource[]
 
 /** A fetch that went wrong, and whether the CDN is to blame (then the next one is tried). */
 interface Miss {
-  status: 404 | 502 | 504
+  status: 404 | 502 | 503 | 504
   message: string
   /** What the CDN did wrong; `undefined` for a 404, which another CDN would answer too. */
   fault: CdnFailureReport | undefined
+  /** The CDN's own `Retry-After` (seconds), passed on with a 503. */
+  retryAfter?: string | undefined
 }
 
-const miss = (status: 404 | 502 | 504, message: string, fault?: CdnFailureReport): Miss => ({
-  status,
-  message,
-  fault,
-})
+const miss = (
+  status: 404 | 502 | 503 | 504,
+  message: string,
+  fault?: CdnFailureReport,
+  retryAfter?: string,
+): Miss => ({ status, message, fault, retryAfter })
+
+/** A CDN's `Retry-After` in seconds (1 to 3600), the one form passed on; `undefined` otherwise. */
+const retryAfterOf = (response: Response): string | undefined => {
+  const value = response.headers.get('retry-after')?.trim() ?? ''
+  return /^\d{1,4}$/.test(value) && Number(value) >= 1 && Number(value) <= 3600 ? value : undefined
+}
 
 /**
  * A CDN's status other than 200 to a URL this backend signed just now: a refusal (its secret or
@@ -92,8 +102,12 @@ async function fetchPlaylist(
       faultOf(status),
     )
   }
+  // a CDN that says when to come back (429, 503 with Retry-After): a 503 that says it too
+  const retryAfter = status === 429 || status === 503 ? retryAfterOf(response) : undefined
   if (status !== 200)
-    return miss(502, `the CDN answered ${status} for the playlist`, faultOf(status))
+    return retryAfter === undefined
+      ? miss(502, `the CDN answered ${status} for the playlist`, faultOf(status))
+      : miss(503, `the CDN answered ${status} for the playlist`, faultOf(status), retryAfter)
   const length = Number(response.headers.get('content-length') ?? 0)
   if (length > MAX_PLAYLIST_BYTES) {
     await response.body?.cancel()
@@ -114,7 +128,8 @@ async function fetchPlaylist(
  * ask together share one fetch). `key` names the playlist without any token; `sources()` signs
  * the CDN URL (or each CDN's, tried in order) only when a fetch is needed. Failures are `{error}`
  * answers: 404 when the CDN has no such playlist, 502 when the CDN refuses the worker's own URL
- * or cannot be read, 504 when it does not answer; with several CDNs, the last one's.
+ * or cannot be read, 503 with the CDN's `Retry-After` when it answered 429 or 503 with one, 504
+ * when it does not answer; with several CDNs, the last one's.
  *
  * @example
  * ```ts
@@ -144,7 +159,11 @@ export function upstreamPlaylists(cache: PlaylistCache, fetcher: typeof fetch = 
       if (outcome.fault === undefined) break
       source.failed?.(outcome.fault)
     }
-    return fail(last.status, last.message)
+    if (last.retryAfter === undefined) return fail(last.status, last.message)
+    throw new HTTPException(last.status, {
+      message: last.message,
+      res: new Response(null, { headers: { 'retry-after': last.retryAfter } }),
+    })
   }
   return {
     async get(
