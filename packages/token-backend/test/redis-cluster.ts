@@ -88,7 +88,9 @@ async function clusterOk(addresses: readonly string[]): Promise<void> {
     const states = await Promise.all(
       addresses.map(async (address) => {
         const [host = '', port = ''] = address.split(':')
-        const { stdout } = await run('redis-cli', ['-h', host, '-p', port, 'cluster', 'info'])
+        const { stdout } = await run('redis-cli', ['-h', host, '-p', port, 'cluster', 'info'], {
+          timeout: 2000,
+        })
         return stdout.includes('cluster_state:ok')
       }),
     )

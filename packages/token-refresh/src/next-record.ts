@@ -1,3 +1,4 @@
+import { timerDelay } from './refresh-schedule.ts'
 import { DEFAULT_TOKEN_TIMEOUT_MS, systemTimers } from './refresh-settings.ts'
 import { assertTokenRecord } from './token-record.ts'
 import type { TimerHandle, TokenContext, TokenRecord, TokenRefreshOptions } from './types.ts'
@@ -22,8 +23,7 @@ export function proposeStreamId(): string {
  * `current` names, or for the first record a stream id it proposes, and checks the answer. A
  * call gets `tokenTimeoutMs` to answer: then its `signal` aborts (`fetchToken` passes it to
  * `fetch`) and it fails with a `TimeoutError`, so a backend that accepts the connection and never
- * answers is retried like one that is down, instead of parking every later refresh behind it. A
- * record already expired on the server's clock (its `Date`) fails too: it would only be refused.
+ * answers is retried like one that is down, instead of parking every later refresh behind it.
  * A `getToken` declared without a parameter cannot pass the stream on: under stream limits each
  * of its refreshes starts a new stream, which the backend counts (and may refuse) as another
  * playback: one console warning says so (its module loaded then).
@@ -57,11 +57,12 @@ export async function nextRecord(
     handle = timers.set(() => {
       aborter.abort(new DOMException(`no token in ${tokenTimeoutMs} ms`, 'TimeoutError'))
       reject(aborter.signal.reason)
-    }, tokenTimeoutMs)
+    }, timerDelay(tokenTimeoutMs))
   })
   const record = assertTokenRecord(
-    await Promise.race([getToken(context), late]).finally(() =>
-      timers.clear(handle as TimerHandle),
+    // a getToken that throws before it returns a promise is a rejection too: the timer cleared
+    await Promise.race([new Promise<TokenRecord>((ok) => ok(getToken(context))), late]).finally(
+      () => timers.clear(handle as TimerHandle),
     ),
   )
   if (record.stream && getToken.length === 0)

@@ -101,16 +101,22 @@ export class RefreshTimer implements TimerState {
   /** A refresh failed: retried after the backoff, or the `retryAfterMs` the backend asked for. */
   failed(retryAfterMs: number | undefined): void {
     this.failures++
-    this.#askedUntil = this.now + Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)
+    // what the backend asked, bounded as retryDelay bounds it: a valid token keeps its one try
+    // at expiry; kept from an earlier failure that asked longer
+    if (retryAfterMs !== undefined && retryAfterMs > 0) {
+      const bound = this.remainingMs > 0 ? this.remainingMs : MAX_RETRY_AFTER_MS
+      this.#askedUntil = Math.max(this.#askedUntil, this.now + Math.min(retryAfterMs, bound))
+    }
     this.arm(retryDelay(this.#settings, this, retryAfterMs))
   }
 
   /**
    * The page became visible again: the timer its throttling held back runs now, a retry as soon
-   * as the backend's `Retry-After` allows.
+   * as the backend's `Retry-After` allows (never later than it was armed for).
    */
   wake(): void {
-    this.arm(this.failures > 0 ? Math.max(0, this.#askedUntil - this.now) : 0)
+    const asked = Math.max(0, this.#askedUntil - this.now)
+    this.arm(this.failures > 0 ? Math.min(asked, Math.max(0, this.#dueAt - this.now)) : 0)
   }
 
   /**

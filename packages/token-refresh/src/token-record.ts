@@ -35,7 +35,8 @@ function checked(value: unknown, where: string): TokenRecord {
   }
   // several CDNs: one bad entry would break every later rewrite of the video, not this record's
   const { cdns } = record
-  if (!where && cdns !== undefined) {
+  // (`null` as absent: what some serializers write for a missing field)
+  if (!where && cdns !== undefined && cdns !== null) {
     if (!Array.isArray(cdns)) throw new TypeError('not a token record (spec 2.11): invalid "cdns"')
     cdns.forEach((entry, i) => {
       checked(entry, `cdns[${i}].`)

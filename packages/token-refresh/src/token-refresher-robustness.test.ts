@@ -1,27 +1,25 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { TokenFetchError } from './fetch-token.ts'
-import { fakeTime, fakeTokenBackend } from './testing/index.ts'
+import { fakeTime, fakeTokenBackend, testRefreshOptions } from './testing/index.ts'
 import { assertTokenRecord } from './token-record.ts'
 import { TokenRefresher } from './token-refresher.ts'
 import type { TokenContext, TokenRecord, TokenRefreshOptions } from './types.ts'
 
 // What a careless page or a broken backend does to a refresher: it keeps refreshing, reports
 // what went wrong, and never parks for good.
-const setup = async (options: Partial<TokenRefreshOptions> = {}) => {
+type GetToken = TokenRefreshOptions['getToken']
+const setup = async (
+  options: Partial<TokenRefreshOptions> & { wrap?: (getToken: GetToken) => GetToken } = {},
+) => {
   const time = fakeTime()
   const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
   const errors: unknown[] = []
+  const { wrap = (getToken: GetToken) => getToken, ...rest } = options
   const refresher = await TokenRefresher.create({
-    getToken: backend.getToken,
-    refreshLeadSeconds: 6,
-    clock: time.clock,
-    timers: time.timers,
+    ...testRefreshOptions(time, wrap(backend.getToken)),
     random: () => 0.5,
-    refreshSpreadSeconds: 0,
-    peers: null,
-    visibility: null,
     onError: (error) => errors.push(error),
-    ...options,
+    ...rest,
   })
   return { time, backend, refresher, errors }
 }
@@ -77,28 +75,20 @@ describe('records a refresher cannot use', () => {
           /cdns\[1\]\.id/,
         )
         expect(assertTokenRecord(good)).toBe(good)
+        // what some serializers write for an absent field
+        expect(assertTokenRecord({ ...good, cdns: null })).toBeTruthy()
       }),
     ])
   })
 
   it('a record with a broken cdns entry is a failed refresh: the next good one is taken', async () => {
-    const time = fakeTime()
-    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
     let broken = false
-    const errors: unknown[] = []
-    const refresher = await TokenRefresher.create({
-      getToken: async (context) => {
-        const record = await backend.getToken(context)
+    const { time, refresher, errors } = await setup({
+      wrap: (getToken) => async (context) => {
+        const record = await getToken(context)
         // what a broken backend sends: not a record of the type
         return broken ? ({ ...record, cdns: [record, null] } as unknown as TokenRecord) : record
       },
-      refreshLeadSeconds: 6,
-      clock: time.clock,
-      timers: time.timers,
-      refreshSpreadSeconds: 0,
-      peers: null,
-      visibility: null,
-      onError: (error) => errors.push(error),
     })
     broken = true
     await time.advance(14_000)
@@ -113,23 +103,14 @@ describe('records a refresher cannot use', () => {
 
 describe('a backend that asks to wait (Retry-After) while playback waits', () => {
   it('is not called sooner than it asked, however often the player asks for the video', async () => {
-    const time = fakeTime()
-    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
     let busy = false
     let calls = 0
-    const refresher = await TokenRefresher.create({
-      getToken: async (context) => {
+    const { time, refresher } = await setup({
+      wrap: (getToken) => async (context) => {
         calls++
         if (busy) throw new TokenFetchError(429, 'busy', 120_000)
-        return backend.getToken(context)
+        return getToken(context)
       },
-      refreshLeadSeconds: 6,
-      clock: time.clock,
-      timers: time.timers,
-      refreshSpreadSeconds: 0,
-      peers: null,
-      visibility: null,
-      onError: () => undefined,
     })
     busy = true
     await time.advance(14_000) // asked to wait 120 s, past the expiry
@@ -145,6 +126,52 @@ describe('a backend that asks to wait (Retry-After) while playback waits', () =>
     await time.advance(61_000)
     expect(calls).toBe(4)
     expect(refresher.expired).toBe(false)
+  })
+
+  it('on the page becoming visible: not sooner than asked, and a valid token keeps its try at expiry', async () => {
+    let busy = false
+    let calls = 0
+    const page = Object.assign(new EventTarget(), { hidden: true })
+    const { time, refresher } = await setup({
+      visibility: page,
+      wrap: (getToken) => async (context) => {
+        calls++
+        if (busy) throw new TokenFetchError(503, 'busy', 300_000)
+        return getToken(context)
+      },
+    })
+    busy = true
+    await time.advance(14_000) // the planned refresh: asked to wait 300 s, the token valid 6 s
+    expect(calls).toBe(2)
+    await time.advance(2000)
+    page.hidden = false
+    page.dispatchEvent(new Event('visibilitychange'))
+    await time.advance(0)
+    expect(calls).toBe(2) // not at once: the backend asked to wait
+    busy = false
+    await time.advance(4000) // but not past the expiry either: its one try
+    expect(calls).toBe(3)
+    expect(refresher.expired).toBe(false)
+  })
+})
+
+describe('a getToken that throws before it returns a promise', () => {
+  it('is a failed refresh, and its timeout is cleared', async () => {
+    let broken = false
+    const { time, refresher, errors } = await setup({
+      wrap: (getToken) => (context) => {
+        if (broken) throw new TypeError('bad URL')
+        return getToken(context)
+      },
+    })
+    broken = true
+    await time.advance(14_000)
+    expect(errors).toEqual([expect.any(TypeError)])
+    broken = false
+    await time.advance(1000)
+    expect(refresher.refreshCount).toBe(1)
+    await time.advance(20_000) // no TimeoutError of the failed call later
+    expect(errors).toHaveLength(1)
   })
 })
 

@@ -33,4 +33,18 @@ describe('cdnFileRest', () => {
   ])('%s is not the video’s', (url) => {
     expect(rest(url)).toBeUndefined()
   })
+
+  it('refuses a path that climbed into the pair of the URL it was resolved against', () => {
+    const upstream = 'https://cdn.example.com/videos/12345_demo/Tok3n_x/1800000030/climb.m3u8'
+    const climbed = (reference: string) =>
+      cdnFileRest(new URL(reference, upstream), { ...cdn, upstream })
+    // `..` from the top folder eats the expiry: the rest would start with the token
+    expect(climbed('../v1/seg_000.ts')).toBeUndefined()
+    // inside the pair, a pair of its own, or no pair at all: the video's files
+    expect(climbed('v1/seg_000.ts')).toBe('v1/seg_000.ts')
+    expect(climbed('/videos/12345_demo/Other_1/1800000099/v1/a.ts')).toBe('v1/a.ts')
+    expect(climbed('/videos/12345_demo/v1/a.ts')).toBe('v1/a.ts')
+    // the upstream's own pair as a file name would write its token into the body too
+    expect(climbed('../../Tok3n_x/1800000030')).toBeUndefined()
+  })
 })

@@ -139,7 +139,7 @@ export function sessionRequest(url: string, prefix: string): SessionRequest {
   const queryStart = url.indexOf('?', pathStart)
   const pathname = queryStart === -1 ? url.slice(pathStart) : url.slice(pathStart, queryStart)
   if (pathname.length > MAX_PATH) fail(414, 'session path too long')
-  if (queryStart !== -1 && url.length - queryStart > MAX_QUERY)
+  if (queryStart !== -1 && url.length - queryStart - 1 > MAX_QUERY)
     fail(414, 'session query too long: at most 2048 characters')
   if (pathname.includes('%')) fail(400, 'a session path has no percent-escapes')
   // without escapes the raw path is the one the router matched, prefix included
