@@ -105,9 +105,12 @@ async function fetchPlaylist(
   // a CDN that says when to come back (429, 503 with Retry-After): a 503 that says it too
   const retryAfter = status === 429 || status === 503 ? retryAfterOf(response) : undefined
   if (status !== 200)
-    return retryAfter === undefined
-      ? miss(502, `the CDN answered ${status} for the playlist`, faultOf(status))
-      : miss(503, `the CDN answered ${status} for the playlist`, faultOf(status), retryAfter)
+    return miss(
+      retryAfter === undefined ? 502 : 503,
+      `the CDN answered ${status} for the playlist`,
+      faultOf(status),
+      retryAfter,
+    )
   const length = Number(response.headers.get('content-length') ?? 0)
   if (length > MAX_PLAYLIST_BYTES) {
     await response.body?.cancel()
