@@ -3,8 +3,8 @@
  * batched stdout audit lines, served by `@hono/node-server`. A separate entry, so a Worker's
  * bundle never sees `node:` modules.
  */
-import type { Server } from 'node:http'
-import { createAdaptorServer, type ServerType } from '@hono/node-server'
+import { createServer, type Server } from 'node:http'
+import { getRequestListener, type ServerType } from '@hono/node-server'
 import { parseIpRanges } from '@proj/signing'
 import { nodeMd5Digest } from '@proj/signing/node'
 import type { Env } from 'hono'
@@ -25,10 +25,12 @@ import {
   type TokenBackendEnv,
   tokenConfig,
 } from './config.ts'
+import { answerClientErrors, unparsableRequest } from './node-unparsable.ts'
 import { holdsState, instancesFrom, scaledOut } from './scale-out.ts'
 import { cachedSessionStore } from './session/cached-session-store.ts'
 
 export { batchedLines } from './audit-log.ts'
+export { answerClientErrors, unparsableRequest } from './node-unparsable.ts'
 
 let stdout: (AuditSink & { flush(): void }) | undefined
 
@@ -164,11 +166,14 @@ export function serveTokenApp(
   const appOf = (more: Partial<TokenAppOptions>) =>
     createNodeTokenApp({ ...options, ...more, audit, config: valid } as CustomAuthorizerAppOptions)
   let fetchWith: TokenApp['fetch'] | undefined
-  // Without a key/cert it is an http.Server (the type also admits HTTP/2 servers).
-  const server = createAdaptorServer({
-    fetch: (...request: Parameters<TokenApp['fetch']>) => (fetchWith ?? notReady)(...request),
-    hostname: host,
-  }) as Server
+  // createAdaptorServer's work, by hand: it does not pass an errorHandler on to the listener
+  const server = createServer(
+    getRequestListener(
+      (...request: Parameters<TokenApp['fetch']>) => (fetchWith ?? notReady)(...request),
+      { hostname: host, errorHandler: unparsableRequest },
+    ),
+  )
+  answerClientErrors(server)
   let closed = false
   server.once('close', () => {
     closed = true

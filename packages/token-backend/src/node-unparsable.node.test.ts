@@ -1,0 +1,107 @@
+import type { Server } from 'node:http'
+import { connect } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { serveTokenApp } from './node.ts'
+
+// Requests the app never sees (Node's parser or @hono/node-server refuse them), sent as raw bytes
+// over a real socket: each must still get the backend's {error} JSON, not an empty body.
+let server: Server
+let port: number
+
+beforeAll(async () => {
+  port = await new Promise<number>((resolve, reject) => {
+    server = serveTokenApp(
+      {
+        port: 0,
+        signals: false,
+        audit: () => undefined,
+        log: () => undefined,
+        config: {
+          signing: {
+            clientId: '777',
+            secretKey: 'unparsable-secret',
+            cdnDomain: 'cdn.test',
+            cdnDomainIp: 'cdn-ip.test',
+          },
+          auth: { mode: 'none' },
+        },
+      },
+      (info) => resolve(info.port),
+    ) as Server
+    server.once('error', reject)
+  })
+})
+
+afterAll(
+  () =>
+    new Promise((resolve) => {
+      server.closeAllConnections()
+      server.close(resolve)
+    }),
+)
+
+/** Sends `raw` and reads the whole answer (the server closes after these answers). */
+function rawRequest(raw: string): Promise<{ status: number; headers: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    let text = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk) => {
+      text += chunk
+    })
+    socket.on('error', reject)
+    socket.on('end', () => {
+      const split = text.indexOf('\r\n\r\n')
+      resolve({
+        status: Number(text.slice(9, 12)),
+        headers: text.slice(0, split).toLowerCase(),
+        body: text.slice(split + 4),
+      })
+    })
+    socket.end(raw)
+  })
+}
+
+describe('requests the app cannot see: answered with {error} JSON', () => {
+  it('a backslash in the path: 400 naming it', async () => {
+    const answer = await rawRequest(
+      'GET /token\\..\\x?video=demo HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+    )
+    expect(answer.status).toBe(400)
+    expect(answer.headers).toContain('content-type: application/json')
+    expect(answer.headers).toContain('cache-control: no-store')
+    expect(JSON.parse(answer.body)).toEqual({ error: 'bad request: backslash in request path' })
+  })
+
+  it('a Host that is no host name: 400, the header not echoed', async () => {
+    const answer = await rawRequest(
+      'GET /token?video=demo HTTP/1.1\r\nHost: bad host<script>\r\nConnection: close\r\n\r\n',
+    )
+    expect(answer.status).toBe(400)
+    const body = JSON.parse(answer.body) as { error: string }
+    expect(body.error).toMatch(/^bad request/)
+    expect(body.error).not.toContain('script')
+  })
+
+  it('a request line and headers over Node’s limit: 431 with a body', async () => {
+    const answer = await rawRequest(
+      `GET /token?video=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+    )
+    expect(answer.status).toBe(431)
+    expect(answer.headers).toContain('connection: close')
+    expect(JSON.parse(answer.body)).toEqual({ error: 'request line and headers too large' })
+  })
+
+  it('bytes that are not HTTP: 400 with a body', async () => {
+    const answer = await rawRequest('HELLO THERE\r\n\r\n')
+    expect(answer.status).toBe(400)
+    expect(JSON.parse(answer.body)).toEqual({ error: 'malformed HTTP request' })
+  })
+
+  it('the server still answers a well-formed request afterwards', async () => {
+    const answer = await rawRequest(
+      'GET /token?video=demo HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+    )
+    expect(answer.status).toBe(200)
+  })
+})
