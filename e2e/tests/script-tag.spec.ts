@@ -4,7 +4,8 @@
 // script's import() resolves against the script, not the page). Here in Chromium, each IIFE
 // served from a folder of its own under a page elsewhere: a record of one CDN fetches no lane, a
 // record of two fetches it (and fails over with it), the native protection loads for
-// registerTokenRefreshWorker, and Shaka's live clock correction for a live presentation.
+// registerTokenRefreshWorker, Shaka's live clock correction for a live presentation, and the
+// hls.js and video.js give-up (what runs after a failure) with the first failure.
 import { execFileSync } from 'node:child_process'
 import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
@@ -23,6 +24,7 @@ const BUILDS = [
     player: 'hls.js/dist/hls.min.js',
     native: true,
     liveClock: false,
+    afterFailure: true,
   },
   {
     name: 'video.js',
@@ -32,6 +34,7 @@ const BUILDS = [
     player: 'video.js/dist/video.min.js',
     native: true,
     liveClock: false,
+    afterFailure: true,
   },
   {
     name: 'Shaka',
@@ -41,6 +44,7 @@ const BUILDS = [
     player: 'shaka-player/dist/shaka-player.compiled.js',
     native: false,
     liveClock: true,
+    afterFailure: false,
   },
   {
     name: 'dash.js',
@@ -50,6 +54,7 @@ const BUILDS = [
     player: 'dashjs/dist/modern/umd/dash.all.min.js',
     native: false,
     liveClock: false,
+    afterFailure: false,
   },
 ] as const
 
@@ -173,4 +178,59 @@ for (const build of BUILDS)
       .then(() => 'registered', (error) => error.name)`)
     expect(worker).toBe('ServiceWorkerUnavailableError')
     expect(asked).toContain(nativeFile)
+  })
+
+/**
+ * In the page: a player on the build's API whose second token request is refused as a stream
+ * (a StreamLimitError, two seconds in); resolves with what the player's own fatal error says.
+ */
+const refusedSecondToken = (build: (typeof BUILDS)[number]) => `(async () => {
+  const api = window[${JSON.stringify(build.global)}]
+  const expires = Math.floor(Date.now() / 1000) + 62
+  const record = {
+    expires, token: 'tok00001a', token_ip: 'tok00002a', client_ip: '127.0.0.1',
+    url: 'https://a.cdn.test/videos/12345_demo/tok00001a/' + expires + '/master.m3u8',
+    url_ip: 'https://a.cdn-ip.test/videos/12345_demo/tok00002a/' + expires + '/master.m3u8',
+  }
+  let asked = 0
+  const getToken = async () => {
+    if (asked++ === 0) return record
+    throw Object.assign(new Error('token backend answered 409: stream limit reached'), {
+      name: 'StreamLimitError', code: 'stream_limit', limit: 1,
+    })
+  }
+  const options = { getToken, refreshLeadSeconds: 60, peers: null, onError: () => undefined }
+  if (${JSON.stringify(build.name)} === 'hls.js') {
+    const refresh = await api.createTokenRefresh({ ...options, Hls: window.Hls })
+    const hls = new window.Hls(refresh.hlsConfig)
+    refresh.attach(hls)
+    return new Promise((resolve) =>
+      hls.on(window.Hls.Events.ERROR, (_, data) => {
+        if (data.fatal) resolve(data.details + ': ' + data.error.name)
+      }),
+    )
+  }
+  const element = document.createElement('video-js')
+  document.body.append(element)
+  const player = window.videojs(element, { plugins: { tokenRefresh: options } })
+  return new Promise((resolve) => player.on('error', () => resolve(player.error().code + ': ' + player.error().message)))
+})()`
+
+for (const build of BUILDS.filter((candidate) => candidate.afterFailure))
+  test(`${build.name}: the IIFE fetches its give-up with the first failure, which ends playback in the player's own fatal error`, async ({
+    page,
+  }) => {
+    // the player's requests to the fake CDN stay unanswered: the failure is the refused token
+    await page.route('https://a.cdn.test/**', () => undefined)
+    await page.goto(`${origin}/`)
+    for (const file of ['player.js', build.iife])
+      await page.addScriptTag({ url: `${origin}/${build.folder}/${file}` })
+    asked.length = 0
+    const fatal = await page.evaluate(refusedSecondToken(build))
+    expect(fatal).toBe(
+      build.name === 'hls.js'
+        ? 'fragLoadError: StreamLimitError'
+        : '2: token refresh: token backend answered 409: stream limit reached',
+    )
+    expect(asked).toEqual([`/${build.folder}/${build.folder}.after-failure.js`])
   })

@@ -4,8 +4,8 @@ import { build, defineConfig } from 'vite'
 // The script-tag build (`vite build -c vite.iife.config.ts`): video.js from the page's `videojs`
 // global, the core inlined, exposing `VideojsTokenRefresh`. The CDN lane (records with several
 // CDNs) and the native protection (iPhones, `registerTokenRefreshWorker`) are ES module files
-// beside it, which the IIFE imports on demand, relative to its own URL; what runs after a
-// failure (the give-up, the outage revival) is inside it.
+// beside it, which the IIFE imports on demand, relative to its own URL, and so is what runs after
+// a failure (the give-up, the outage revival).
 export default defineConfig(
   viteIifeConfig({
     from: import.meta.url,
@@ -21,9 +21,10 @@ export default defineConfig(
       },
       { module: '@proj/token-refresh/cdn-lane', fileName: 'videojs-token-refresh.cdn-lane.js' },
       { module: '@proj/sw-token-refresh', fileName: 'videojs-token-refresh.native.js' },
+      // the give-up and the outage revival, with the first failure: they know the core's
+      // errors by name (endsPlayback), so their own copy of a class is harmless
+      { module: './after-failure.ts', fileName: 'videojs-token-refresh.after-failure.js' },
     ],
-    // what runs after a failure uses the core's classes: inside the file
-    inline: ['./after-failure.ts'],
     build,
   }),
 )

@@ -1,10 +1,11 @@
 import {
   type EventHandler,
   endsPlayback,
+  isStreamRefusal,
   isTokenRefusal,
   type StreamLimitError,
   type TokenRefresher,
-  TokenRejectedError,
+  type TokenRejectedError,
 } from '@proj/token-refresh'
 import type { ErrorData, default as Hls } from 'hls.js'
 import type { FailureEvent } from './failure-watch.ts'
@@ -46,7 +47,7 @@ export function failOnTokenRejection(
     if (stopped || failed) return
     failed = true
     // a refused stream is no CDN's refusal: the last one seen says nothing about it
-    const last = error instanceof TokenRejectedError ? refused : undefined
+    const last = isStreamRefusal(error) ? undefined : refused
     // hls.js made this very refusal fatal by itself (a manifest, or a playlist with no
     // alternate): it stopped loading, and a second fatal error would only repeat it
     if (last?.fatal) return

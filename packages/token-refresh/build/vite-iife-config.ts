@@ -24,17 +24,11 @@ export interface IifeConfigOptions {
   /**
    * What the file loads on demand (`import()`), each built into an ES module beside it instead
    * of being inlined: a dynamic `import('./sibling.js')` in a classic script resolves against
-   * the script's own URL, so a page gets them from wherever it loads the IIFE from.
+   * the script's own URL, so a page gets them from wherever it loads the IIFE from. A part
+   * carries its own copy of what it imports from the core: it must not depend on the identity
+   * of a core class (`instanceof`; the core tells its errors by name) or on core module state.
    */
   lazy?: LazyPart[]
-  /**
-   * What the package loads on demand but the file keeps inside, as the modules the package
-   * imports them from (e.g. `../src/after-failure.ts`, resolved from the entry): modules that
-   * use the core's classes (a file of their own would carry a second copy, and `instanceof`
-   * would fail across them). Their `import()` becomes a static import: an inlined `import()`
-   * would make the bundler wrap every module it reaches in a lazy initialiser (about 0.3 kB).
-   */
-  inline?: string[]
   /** Vite's `build`, for the lazy parts: passed in, so that this package does not depend on Vite. */
   build?: (config: LazyBuildConfig) => Promise<unknown>
 }
@@ -62,7 +56,6 @@ interface LazyPlugin {
   name: string
   configResolved(config: { build: { outDir: string }; root: string }): void
   buildStart(this: PluginContext): Promise<void>
-  transform(this: PluginContext, code: string, id: string): Promise<string | null>
   resolveDynamicImport(
     this: PluginContext,
     specifier: unknown,
@@ -94,8 +87,6 @@ function lazyParts(options: IifeConfigOptions, root: string): LazyPlugin {
   const lazy = options.lazy ?? []
   /** The resolved module id (its file) of each lazy part → its file name. */
   const files = new Map<string, string>()
-  /** The resolved module ids of the parts kept inside. */
-  const inlined = new Set<string>()
   let outDir = 'dist'
   let base = root
   return {
@@ -112,26 +103,6 @@ function lazyParts(options: IifeConfigOptions, root: string): LazyPlugin {
         if (!resolved) throw new Error(`script-tag build: cannot resolve ${part.module}`)
         files.set(resolved.id, part.fileName)
       }
-      inlined.clear()
-      for (const module of options.inline ?? []) {
-        const resolved = await this.resolve(module, entry)
-        if (!resolved) throw new Error(`script-tag build: cannot resolve ${module}`)
-        inlined.add(resolved.id)
-      }
-    },
-    async transform(code, id) {
-      if (inlined.size === 0) return null
-      let imports = ''
-      let transformed = code
-      let count = 0
-      for (const [call, , specifier = ''] of code.matchAll(/import\((['"])([^'"]+)\1\)/g)) {
-        const resolved = await this.resolve(specifier, id)
-        if (!resolved || !inlined.has(resolved.id)) continue
-        const name = `inlinedPart${count++}`
-        imports += `import * as ${name} from ${JSON.stringify(specifier)};\n`
-        transformed = transformed.replace(call, `Promise.resolve(${name})`)
-      }
-      return imports ? imports + transformed : null
     },
     async resolveDynamicImport(specifier, importer) {
       if (typeof specifier !== 'string') return null

@@ -41,7 +41,8 @@ export class TokenRejectedError extends Error {
 /**
  * Whether `error`, reported by a refresher, means it gave up for good and the player must end in
  * its own fatal error: the CDN refused every token ({@link TokenRejectedError}) or the token
- * backend refused the stream ({@link StreamLimitError}).
+ * backend refused the stream ({@link StreamLimitError}). By their names, as {@link isStreamRefusal}
+ * does: a script-tag build's give-up is a file of its own, with its own copy of the classes.
  *
  * @example
  * ```ts
@@ -51,7 +52,10 @@ export class TokenRejectedError extends Error {
  * ```
  */
 export function endsPlayback(error: unknown): error is TokenRejectedError | StreamLimitError {
-  return error instanceof TokenRejectedError || isStreamRefusal(error)
+  return (
+    error instanceof Error &&
+    (error.name === 'TokenRejectedError' || error.name === 'StreamLimitError')
+  )
 }
 
 /**
