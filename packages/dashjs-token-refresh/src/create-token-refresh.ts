@@ -68,9 +68,7 @@ export async function createTokenRefresh(
   assertDashjs(dashjs, 'createTokenRefresh')
   const refresher = await TokenRefresher.create(options)
   const detachers: (() => void)[] = []
-  let ended = false
   const destroy = () => {
-    ended = true
     for (const detach of detachers.splice(0)) detach()
     refresher.destroy()
   }
@@ -81,7 +79,7 @@ export async function createTokenRefresh(
     },
     attach(player) {
       // its refresher is stopped: a player attached now would play on a token never renewed
-      if (ended) throw new Error('this refresh has ended')
+      if (refresher.destroyed) throw new Error('this refresh has ended')
       const attempts = requestAttempts(refresher, player, dashjs)
       player.updateSettings(recoveringRetrySettings(player.getSettings()))
       const stopGiveUp = failOnTokenRejection(dashjs, player, refresher, attempts)

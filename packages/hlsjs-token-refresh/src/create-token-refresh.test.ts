@@ -419,6 +419,14 @@ describe('attach(hls) after the refresh ended', () => {
     expect(() => refresh.attach(second)).toThrow(/refresh has ended/)
     second.destroy()
   })
+
+  it('throws after the refresher itself was destroyed (refresh.refresher.destroy())', () => {
+    refresh.refresher.destroy()
+    expect(refresh.refresher.destroyed).toBe(true)
+    const hls = new Hls({ ...refresh.hlsConfig, autoStartLoad: false })
+    expect(() => refresh.attach(hls)).toThrow(/refresh has ended/)
+    hls.destroy()
+  })
 })
 
 describe('attach(hls) refuses an hls whose loaders would bypass the token', () => {

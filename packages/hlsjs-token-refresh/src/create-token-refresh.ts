@@ -99,11 +99,6 @@ export async function createTokenRefresh(
       throw new TypeError(`createTokenRefresh: hlsConfig.${name} is not a class`)
   const refresher = await TokenRefresher.create(options)
   const loaders = wrapLoaders(refresher, base, Hls.DefaultConfig.loader)
-  let ended = false
-  const destroy = () => {
-    ended = true
-    refresher.destroy()
-  }
   return {
     refresher,
     get url() {
@@ -116,20 +111,20 @@ export async function createTokenRefresh(
     },
     attach: (hls) => {
       // its refresher is stopped: an Hls attached now would play on a token never renewed
-      if (ended) throw new Error('this refresh has ended')
+      if (refresher.destroyed) throw new Error('this refresh has ended')
       assertOwnLoaders(hls, loaders)
       // the give-up and the outage revival: loaded with the first failure
       const stop = watchFailures(Hls, hls, refresher)
       hls.once(Hls.Events.DESTROYING, () => {
         stop()
-        destroy()
+        refresher.destroy()
       })
     },
     attachNative: async (video, native) => {
       const { protectNativePlayback } = await import('@proj/sw-token-refresh')
       return protectNativePlayback(video, refresher, native)
     },
-    destroy,
+    destroy: () => refresher.destroy(),
   }
 }
 

@@ -178,6 +178,14 @@ describe('attach()', () => {
     await other.destroy()
     expect(time.pending).toBe(0)
   })
+
+  it('attach() after the refresh ended throws: the player would play on a token never renewed', async () => {
+    await player.destroy()
+    expect(refresh.refresher.destroyed).toBe(true)
+    const other = new shaka.Player()
+    expect(() => refresh.attach(other)).toThrow(/refresh has ended/)
+    await other.destroy()
+  })
 })
 
 describe.each(['stream_limit', 'stream_ended'] as const)(

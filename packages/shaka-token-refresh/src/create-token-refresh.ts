@@ -18,6 +18,9 @@ export interface ShakaTokenRefresh {
    * the recovery in its retry parameters, and keeps a live presentation on the server's time
    * when the viewer's clock jumps; `player.destroy()` then also stops the refresh.
    * Call before `player.load(refresh.url)`.
+   *
+   * @throws Error once the refresh has ended (`player.destroy()` of an attached player,
+   * `destroy()`): a player attached then would play on a token never renewed.
    */
   attach(player: shaka.Player): void
   /** Unregisters from every attached player and stops every timer and listener. */
@@ -57,6 +60,7 @@ export async function createTokenRefresh(options: TokenRefreshOptions): Promise<
       return refresher.url
     },
     attach(player) {
+      if (refresher.destroyed) throw new Error('this refresh has ended')
       const engine = player.getNetworkingEngine()
       if (!engine)
         throw new Error('token refresh: this Shaka player has no networking engine (destroyed?)')

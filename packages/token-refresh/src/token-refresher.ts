@@ -162,6 +162,11 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     return this.#rejections.gaveUp || this.#refused !== undefined
   }
 
+  /** Whether {@link TokenRefresher.destroy} was called: nothing is refreshed from then on. */
+  get destroyed(): boolean {
+    return this.#destroyed
+  }
+
   /** The id of the CDN requests go to; `undefined` with one CDN (records without `cdns`). */
   get activeCdn(): string | undefined {
     return this.#cdns.lane?.active
