@@ -143,6 +143,30 @@ describe('Prefer', () => {
       expect((await authed('/cloud/v1/availablenetworks/1/1', { prefer })).status).toBe(400)
     },
   )
+
+  it.each(['code=101', 'code=100', 'code=199', 'code=600'])(
+    'refuses Prefer: %s, a status no response can carry, with a 400 saying which can (was a 500)',
+    async (prefer) => {
+      const res = await authed('/cloud/v1/availablenetworks/1/1', { prefer })
+      expect(res.status).toBe(400)
+      expect(await res.json()).toMatchObject({
+        exception_class: 'ValidationError',
+        invalid_fields: { Prefer: ['code must be an HTTP status from 200 to 599.'] },
+      })
+    },
+  )
+
+  it.each([
+    [415, 'UnsupportedMediaType'],
+    [413, 'ContentTooLarge'],
+    [418, 'ClientError'],
+    [599, 'ServerError'],
+    [401, 'AuthenticationFailed'],
+  ])('gives a simulated %i the exception_class %s', async (code, exceptionClass) => {
+    const res = await authed('/waap/v1/domains', { prefer: `code=${code}` })
+    expect(res.status).toBe(code)
+    expect(await res.json()).toMatchObject({ exception_class: exceptionClass })
+  })
 })
 
 describe('/openapi.json', () => {

@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
+import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
 import { requestId } from 'hono/request-id'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
@@ -17,6 +18,24 @@ import { journal, preferScenario } from './scenario.ts'
 import { loadDataset } from './state/state-access.ts'
 import { streaming } from './streaming/ai-tasks.ts'
 import { waap } from './waap/waap.ts'
+
+/**
+ * Largest request body the emulator reads, in bytes (1 MiB). A cluster body is kept whole in one
+ * row of the state Durable Object, and a deployed Durable Object refuses a row over 2 MB.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+// 413 in the request's error family for a body over MAX_BODY_BYTES: refused from its
+// Content-Length before it is read, or as soon as a chunked body grows past it.
+const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new ApiError(
+      413,
+      `Request body too large: at most ${MAX_BODY_BYTES} bytes (1 MiB) are accepted.`,
+    )
+  },
+})
 
 /**
  * The API emulator: one sub-app per product family, one `onError` rendering every error in its
@@ -79,8 +98,9 @@ export function createApiApp() {
   // X-Request-Id on every answer (and request_id in cloud-style errors): an incoming valid id is kept
   app.use(requestId(), journal)
   app.route('/__admin', admin)
-  // authentication first: a scenario (Prefer) never answers, or delays, an unauthenticated call
-  app.use(authenticate, preferScenario, loadDataset)
+  // authentication first: a scenario (Prefer) never answers, or delays, an unauthenticated call,
+  // and no body is read for one
+  app.use(authenticate, limitBody, preferScenario, loadDataset)
   const routes = app
     .route('/billing', billing)
     .route('/cloud', cloud)

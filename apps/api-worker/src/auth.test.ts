@@ -34,6 +34,24 @@ describe('authentication (spec 5)', () => {
     expect(String(body.message)).toContain(message)
   })
 
+  it('names both accepted schemes in WWW-Authenticate on every 401 (RFC 9110 §11.6.1)', async () => {
+    const challenge = 'APIKey realm="api", Bearer realm="api"'
+    for (const auth of [null, 'APIKey wrong-key', 'Bearer not.a.jwt', 'Basic dXNlcjpwYXNz']) {
+      const res = await api(NETWORKS, { auth })
+      expect(res.status, String(auth)).toBe(401)
+      expect(res.headers.get('www-authenticate'), String(auth)).toBe(challenge)
+    }
+    const login = await api('/iam/auth/jwt/login', {
+      method: 'POST',
+      auth: null,
+      body: JSON.stringify({ username: 'user@example.com', password: 'wrong-password' }),
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(login.status).toBe(401)
+    expect(login.headers.get('www-authenticate')).toBe(challenge)
+    expect((await api(NETWORKS)).headers.get('www-authenticate')).toBeNull()
+  })
+
   it('accepts an access JWT and refuses a refresh JWT or an expired one', async () => {
     const claims = { sub: 'user@example.com', client_id: 1001, kind: 'client', iat: now() }
     const access = await sign(

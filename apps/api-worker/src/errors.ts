@@ -33,13 +33,42 @@ const EXCEPTION_CLASS: Partial<Record<number, string>> = {
   403: 'PermissionDenied',
   404: 'NotFound',
   405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  408: 'RequestTimeout',
   409: 'Conflict',
+  410: 'Gone',
+  412: 'PreconditionFailed',
+  413: 'ContentTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'UnprocessableContent',
   429: 'Throttled',
   500: 'InternalError',
+  501: 'NotImplemented',
   502: 'BadGateway',
   503: 'ServiceUnavailable',
   504: 'GatewayTimeout',
 }
+
+/**
+ * The `exception_class` of a status: its own name when it has one, else the class of its range,
+ * so a `Prefer: code=418` or `599` scenario still tells a client error from a server error.
+ *
+ * @example
+ * ```ts
+ * exceptionClass(415) // 'UnsupportedMediaType'
+ * exceptionClass(418) // 'ClientError'
+ * exceptionClass(599) // 'ServerError'
+ * ```
+ */
+export function exceptionClass(status: number): string {
+  return EXCEPTION_CLASS[status] ?? (status >= 500 ? 'ServerError' : 'ClientError')
+}
+
+/**
+ * The challenge of every 401 (RFC 9110 §11.6.1 requires one): the two schemes of spec 5,
+ * `Authorization: APIKey <key>` and `Authorization: Bearer <access JWT>`.
+ */
+export const AUTH_CHALLENGE = 'APIKey realm="api", Bearer realm="api"'
 
 /** Field name → messages, as in `invalid_fields` and the login `errors` body. */
 export type FieldErrors = Record<string, string[]>
@@ -104,6 +133,9 @@ export type CloudErrorBody = z.infer<typeof CloudError>
  * ```
  */
 export function renderError(c: Context, error: ApiError): Response {
+  // The challenge here, not at each throw: every 401 (auth, login, refresh, a Prefer scenario)
+  // gets it; an error's own WWW-Authenticate, set after it, replaces it.
+  if (error.status === 401) c.header('WWW-Authenticate', AUTH_CHALLENGE)
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value)
   const family = errorFamily(c.req.path)
   if (family === 'edge') return c.json({ error: error.message }, error.status)
@@ -111,7 +143,7 @@ export function renderError(c: Context, error: ApiError): Response {
     return c.json({ errors: error.fields ?? { non_field_errors: [error.message] } }, error.status)
   }
   const body: CloudErrorBody = {
-    exception_class: EXCEPTION_CLASS[error.status] ?? 'Error',
+    exception_class: exceptionClass(error.status),
     message: error.message,
     request_id: (c.get('requestId') as string | undefined) ?? '',
     ...(error.fields && { invalid_fields: error.fields }),

@@ -34,8 +34,9 @@ export function parsePrefer(header: string | undefined): Preference {
   for (const token of (header ?? '').split(/[,;\s]+/).filter(Boolean)) {
     const [name, value = ''] = token.split('=')
     if (name === 'code') {
-      if (!/^[1-5]\d\d$/.test(value))
-        throw ApiError.validation({ Prefer: ['code must be an HTTP status from 100 to 599.'] })
+      // A Response can only carry 200–599 (1xx are interim answers, never a final one).
+      if (!/^[2-5]\d\d$/.test(value))
+        throw ApiError.validation({ Prefer: ['code must be an HTTP status from 200 to 599.'] })
       preference.code = Number(value)
     } else if (name === 'task') {
       if (value !== 'error' && value !== 'finished')

@@ -160,6 +160,51 @@ describe('GET /billing/org/v1/addendums (4.7)', () => {
     expect(names).toEqual([...names].sort().reverse())
   })
 
+  it('accepts repeated ordering as well as comma-separated, in order', async () => {
+    const comma = (await list('?limit=100&ordering=product_id,-created_at')).body.results
+    const repeated = (await list('?limit=100&ordering=product_id&ordering=-created_at')).body
+      .results
+    expect(repeated.map((a) => a.id)).toEqual(comma.map((a) => a.id))
+    const mixed = (await list('?limit=100&ordering=-product_id&ordering=created_at,-id')).body
+      .results
+    for (let i = 1; i < mixed.length; i++) {
+      const [a, b] = [mixed[i - 1] as Addendum, mixed[i] as Addendum]
+      expect(a.product.id >= b.product.id).toBe(true)
+      if (a.product.id === b.product.id) expect(a.created_at <= b.created_at).toBe(true)
+    }
+  })
+
+  it('takes any int64 for id, plan_id and payer_id (the spec bounds only client_id and provider_id)', async () => {
+    for (const query of [
+      '?plan_id=2147483648',
+      '?payer_id=3000000000',
+      '?payer_id=-9223372036854775808',
+      '?id=0',
+      '?id=-5',
+      '?id=9223372036854775807',
+    ]) {
+      const { status, body } = await list(query)
+      expect(status, query).toBe(200)
+      expect(body.count, query).toBe(0)
+    }
+    const bad = await getJson<{ invalid_fields: Record<string, string[]> }>(
+      '/billing/org/v1/addendums?payer_id=abc&plan_id=1.5&id=9223372036854775808',
+      { auth: RESELLER },
+    )
+    expect(bad.status).toBe(400)
+    expect(bad.body.invalid_fields).toEqual({
+      'payer_id.0': ['A valid integer or "null" is required.'],
+      'plan_id.0': ['A valid integer is required.'],
+      id: ['Ensure this value is less than or equal to 9223372036854775807.'],
+    })
+  })
+
+  it('ignores empty list filters (an all-empty one is as if absent)', async () => {
+    const total = (await list()).body.count
+    for (const query of ['?status=', '?status=,', '?plan_id=&payer_id=', '?ordering=,'])
+      expect((await list(query)).body.count, query).toBe(total)
+  })
+
   it.each([
     ['?limit=101', 'limit'],
     ['?offset=-1', 'offset'],
@@ -172,6 +217,11 @@ describe('GET /billing/org/v1/addendums (4.7)', () => {
     ['?product_internal_name=NOPE', 'product_internal_name.0'],
     ['?client_id=2147483648', 'client_id.0'],
     ['?created_on=2026-13-01', 'created_on'],
+    // impossible times are refused, not rolled over into another instant
+    ['?created_after=2026-01-01T10:61:00Z', 'created_after'],
+    ['?active_at=2026-11-23T10:99:99', 'active_at'],
+    [`?created_before=${encodeURIComponent('2026-11-23T10:46:46+99:99')}`, 'created_before'],
+    ['?active_start_from=2026-11-23T24:00:00Z', 'active_start_from'],
     ['?active_end_to=2026-06-01', 'active_end_to'],
   ])('answers 400 for %s', async (query, field) => {
     const { status, body } = await getJson<{ invalid_fields: Record<string, string[]> }>(

@@ -8,6 +8,7 @@ import {
   date,
   dateTime,
   integer,
+  listItems,
   orderingKey,
   orderingValues,
   paginate,
@@ -18,7 +19,10 @@ import {
 import { validationHook } from '../lib/validation.ts'
 import { CloudErrors, linkedPage, ok } from '../schemas.ts'
 
+// The spec gives a range to `client_id` and `provider_id` only; every other integer filter takes
+// the int64 range of the API's integers, and a value nothing has is an empty page, not a 400.
 const INT32 = { min: -2147483648, max: 2147483647 }
+const INT64 = integer()
 const STATUSES = ['active', 'paused', 'stopped', 'upcoming'] as const
 const ORDER_FIELDS: Record<string, SortKey<Addendum>> = {
   created_at: (a) => a.created_at,
@@ -33,28 +37,42 @@ const ORDER_FIELDS: Record<string, SortKey<Addendum>> = {
 }
 const ORDER_VALUES = orderingValues(ORDER_FIELDS)
 
+// `ordering` is an enum[] (4.7): comma-separated, repeated, or both, applied in the order given.
 const ordering = z
-  .string()
-  .transform((text, ctx) => {
-    const keys = text.split(',').map((key) => key.trim())
-    const bad = keys.filter((key) => !ORDER_VALUES.includes(key))
-    if (bad.length) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `Unknown ordering ${bad.map((b) => `"${b}"`).join(', ')}: use ${ORDER_VALUES.join(', ')}.`,
+  .preprocess(
+    listItems,
+    z
+      .array(z.string())
+      .superRefine((keys, ctx) => {
+        const bad = keys.filter((key) => !ORDER_VALUES.includes(key))
+        if (bad.length)
+          ctx.addIssue({
+            code: 'custom',
+            message: `Unknown ordering ${bad.map((b) => `"${b}"`).join(', ')}: use ${ORDER_VALUES.join(', ')}.`,
+          })
       })
-      return z.NEVER
-    }
-    return keys
-  })
+      .optional(),
+  )
+  .optional()
   .openapi({
-    type: 'string',
-    example: '-created_at,id',
-    description: 'Comma-separated; a - prefix sorts descending',
+    type: 'array',
+    items: { type: 'string', enum: ORDER_VALUES },
+    example: ['-created_at', 'id'],
+    description: 'Comma-separated and/or repeated, applied in order; a - prefix sorts descending',
   })
 
-/** `payer_id` values: integers, or `null` for addendums without a payer. */
-const payer = z.union([z.literal('null').transform(() => null), integer(INT32)])
+/** A `payer_id` value: an integer in the int64 range, or `null` for addendums without a payer. */
+const payer = z.string().transform((text, ctx) => {
+  if (text === 'null') return null
+  const parsed = INT64.safeParse(text)
+  if (parsed.success) return parsed.data
+  for (const issue of parsed.error.issues)
+    ctx.addIssue({
+      code: 'custom',
+      message: /^[+-]?\d+$/.test(text) ? issue.message : 'A valid integer or "null" is required.',
+    })
+  return z.NEVER
+})
 
 const Query = z.object({
   active_after: dateTime({ dateOnly: true }).optional(),
@@ -69,13 +87,13 @@ const Query = z.object({
   created_before: dateTime({ dateOnly: true }).optional(),
   created_on: date().optional(),
   addendum_id: repeated(z.string().min(1).max(64)),
-  id: integer({ min: 1 }).optional(),
+  id: INT64.optional(),
   client_id: repeated(integer(INT32)),
   company_name: z.string().min(1).max(255).optional(),
   currency_char_code: repeated(z.enum(['EUR', 'USD'])),
   currency_id: repeated(z.enum(['1', '2']).transform(Number)),
   payer_id: repeated(payer),
-  plan_id: repeated(integer(INT32)),
+  plan_id: repeated(INT64),
   plan_name: z.string().min(1).max(255).optional(),
   product_id: repeated(
     integer().refine(
@@ -92,7 +110,7 @@ const Query = z.object({
   status: commaList(z.enum(STATUSES)),
   limit: integer({ min: 1, max: 100 }).optional(),
   offset: integer({ min: 0 }).optional(),
-  ordering: ordering.optional(),
+  ordering,
 })
 
 const AddendumSchema = z

@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test'
 import { sign } from 'hono/jwt'
 import { describe, expect, it } from 'vitest'
 import { api, getJson, RESELLER } from '../../test/client.ts'
+import { isBase64 } from './gpu-clusters.ts'
 
 const URL_ = '/cloud/v3/gpu/baremetal/1/1/clusters'
 const valid = {
@@ -62,6 +63,19 @@ describe('POST /cloud/v3/gpu/baremetal/{project_id}/{region_id}/clusters + GET /
     expect(last?.data.tags).toEqual({ env: 'prod', team: 'video' })
   })
 
+  it('shows the finished task of the largest cluster (1000 servers), upper-case id or not', async () => {
+    const { tasks } = await (await post({ ...valid, servers_count: 1000 })).json<{
+      tasks: string[]
+    }>()
+    const id = tasks[0] as string
+    await sleep(200)
+    const { status, body } = await getJson<Task>(`/cloud/v1/tasks/${id.toUpperCase()}`)
+    expect(status).toBe(200)
+    expect(body.id).toBe(id)
+    expect(body.state).toBe('FINISHED')
+    expect(body.created_resources?.servers).toHaveLength(1000)
+  })
+
   it('never echoes the server password in the task', async () => {
     const { tasks } = await (await post(valid)).json<{ tasks: string[] }>()
     const res = await api(`/cloud/v1/tasks/${tasks[0]}`)
@@ -118,6 +132,27 @@ describe('POST /cloud/v3/gpu/baremetal/{project_id}/{region_id}/clusters + GET /
       'greater than or equal to 1',
     ],
     ['servers_count 1.5', { ...valid, servers_count: 1.5 }, 'servers_count', ''],
+    [
+      'servers_count 1001',
+      { ...valid, servers_count: 1001 },
+      'servers_count',
+      'less than or equal to 1000',
+    ],
+    [
+      'servers_count 4294967296',
+      { ...valid, servers_count: 4294967296 },
+      'servers_count',
+      'less than or equal to 1000',
+    ],
+    [
+      'user_data of 65,536 characters',
+      {
+        ...valid,
+        servers_settings: { ...valid.servers_settings, user_data: 'QUJD'.repeat(16_384) },
+      },
+      'servers_settings.user_data',
+      'no more than 65535 characters',
+    ],
     ['missing flavor', without('flavor'), 'flavor', ''],
     [
       'no interfaces',
@@ -154,6 +189,12 @@ describe('POST /cloud/v3/gpu/baremetal/{project_id}/{region_id}/clusters + GET /
     expect(error.invalid_fields[field]?.join(' ')).toContain(message)
   })
 
+  it('answers 415 UnsupportedMediaType for a body not sent as JSON', async () => {
+    const res = await api(URL_, { method: 'POST', body: JSON.stringify(valid) })
+    expect(res.status).toBe(415)
+    expect(await res.json()).toMatchObject({ exception_class: 'UnsupportedMediaType' })
+  })
+
   it('answers 400, not 500, for a body that is not JSON', async () => {
     const res = await api(URL_, {
       method: 'POST',
@@ -161,5 +202,24 @@ describe('POST /cloud/v3/gpu/baremetal/{project_id}/{region_id}/clusters + GET /
       headers: { 'content-type': 'application/json' },
     })
     expect(res.status).toBe(400)
+  })
+})
+
+describe('isBase64', () => {
+  it.each(['', 'YQ==', 'YWI=', 'YWJj', btoa('#cloud-config\npackages: [htop]\n'), 'a+/9'])(
+    'accepts %j',
+    (text) => {
+      expect(isBase64(text)).toBe(true)
+    },
+  )
+
+  it.each(['YQ', 'Y===', '=YWJ', 'YW=j', 'not base64!', 'YWJj\n', 'YW-_'])('refuses %j', (text) => {
+    expect(isBase64(text)).toBe(false)
+  })
+
+  it('checks megabytes without overflowing the stack (the old regex threw a RangeError)', () => {
+    const big = 'QUJD'.repeat(1_500_000) // 6 MB
+    expect(isBase64(big)).toBe(true)
+    expect(isBase64(`${big}!`)).toBe(false)
   })
 })

@@ -11,7 +11,44 @@ import { stateOf } from '../state/state-access.ts'
 export const RESOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{1,61}[A-Za-z0-9._]$/
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+
+/**
+ * Most servers one cluster asks for. The spec gives no bound; without one, 4294967296 was accepted
+ * and its task could never be shown (an array of that many server IDs).
+ */
+export const MAX_SERVERS_COUNT = 1000
+
+/** Longest `user_data`, in base64 characters: the bound OpenStack Nova puts on a server's user data. */
+export const MAX_USER_DATA_LENGTH = 65_535
+
+/** `A–Z`, `a–z`, `0–9`, `+` or `/`, by character code. */
+const inAlphabet = (code: number) =>
+  (code >= 65 && code <= 90) ||
+  (code >= 97 && code <= 122) ||
+  (code >= 48 && code <= 57) ||
+  code === 43 ||
+  code === 47
+
+/**
+ * Whether `text` is base64 (RFC 4648 §4: the standard alphabet, `=` padding to a multiple of four
+ * characters); the empty string is (it encodes nothing). One pass over the characters: a regex
+ * such as `/^(?:[A-Za-z0-9+/]{4})*…$/` backtracks once per quad and overflows the stack on
+ * megabytes (a 500).
+ *
+ * @example
+ * ```ts
+ * isBase64(btoa('#cloud-config')) // true
+ * isBase64('not base64!') // false
+ * isBase64('abc') // false: not padded
+ * ```
+ */
+export function isBase64(text: string): boolean {
+  if (text.length % 4 !== 0) return false
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0
+  const end = text.length - padding
+  for (let i = 0; i < end; i++) if (!inAlphabet(text.charCodeAt(i))) return false
+  return true
+}
 
 const Ref = z.object({ id: z.string().min(1) })
 
@@ -35,7 +72,11 @@ export const ClusterBody = z
         RESOURCE_NAME,
         'Must start with a letter or digit, contain letters, digits, spaces, ".", "_" or "-", and end with a letter, digit, "." or "_".',
       ),
-    servers_count: z.number().int().min(1, 'Ensure this value is greater than or equal to 1.'),
+    servers_count: z
+      .number()
+      .int()
+      .min(1, 'Ensure this value is greater than or equal to 1.')
+      .max(MAX_SERVERS_COUNT, `Ensure this value is less than or equal to ${MAX_SERVERS_COUNT}.`),
     servers_settings: z.object({
       interfaces: z.array(Interface).min(1, 'At least one interface is required.'),
       credentials: z
@@ -56,7 +97,11 @@ export const ClusterBody = z
       security_groups: z.array(Ref).optional(),
       user_data: z
         .string()
-        .refine((text) => BASE64.test(text), 'Must be base64-encoded text.')
+        .max(
+          MAX_USER_DATA_LENGTH,
+          `Ensure this field has no more than ${MAX_USER_DATA_LENGTH} characters.`,
+        )
+        .refine(isBase64, 'Must be base64-encoded text.')
         .optional(),
     }),
     tags: TagMap.optional(),

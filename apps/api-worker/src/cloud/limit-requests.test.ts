@@ -93,6 +93,11 @@ describe('GET /cloud/v2/limits_request (4.4)', () => {
       .results
     expect(byIds.map((r) => r.id).sort()).toEqual([...ids].sort())
     expect((await list('?request_ids=99999')).body.count).toBe(0)
+    // an empty item is no value: dropped, and a filter with none left is as if absent
+    const total = (await list()).body.count
+    for (const query of ['?request_ids=', '?request_ids=,', '?status=', '?request_ids=&status='])
+      expect((await list(query)).body.count, query).toBe(total)
+    expect((await list(`?request_ids=,${ids[0]},`)).body.results.map((r) => r.id)).toEqual([ids[0]])
     const inProgress = (await list('?status=in%20progress')).body.results
     expect(inProgress.length).toBeGreaterThan(0)
     expect(inProgress.every((r) => r.status === 'in progress')).toBe(true)
@@ -101,6 +106,8 @@ describe('GET /cloud/v2/limits_request (4.4)', () => {
   it.each([
     ['?created_from=yesterday', 'created_from'],
     ['?created_from=2026-02-30T00:00:00', 'created_from'],
+    ['?created_from=2026-11-23T10:99:99', 'created_from'],
+    [`?created_to=${encodeURIComponent('2026-11-23T10:46:46+99:99')}`, 'created_to'],
     ['?created_from=2026-11-02T00:00:00&created_to=2026-11-01T00:00:00', 'created_to'],
     ['?request_ids=x', 'request_ids.0'],
     ['?limit=1001', 'limit'],

@@ -11,7 +11,17 @@ interface Net {
   project_id: number | null
   region_id: number
   created_at: string
-  subnets: { network_id: string; created_at: string; has_router: boolean }[]
+  creator_task_id: string | null
+  task_id: string | null
+  subnets: {
+    id: string
+    network_id: string
+    project_id: number | null
+    created_at: string
+    has_router: boolean
+    creator_task_id: string | null
+    task_id: string | null
+  }[]
   tags: { key: string; value: string }[]
 }
 type List = { count: number; results: Net[] }
@@ -59,10 +69,39 @@ describe('GET /cloud/v1/availablenetworks/{project_id}/{region_id}', () => {
     }
   })
 
-  it('narrows to one network with network_id', async () => {
+  it('narrows to one network with network_id, in either case', async () => {
     const target = (await list()).body.results[3] as Net
     const { body } = await list(`?network_id=${target.id}`)
     expect(body.results.map((n) => n.id)).toEqual([target.id])
+    const upper = (await list(`?network_id=${target.id.toUpperCase()}`)).body
+    expect(upper.results.map((n) => n.id)).toEqual([target.id])
+  })
+
+  it('holds no lock, and every creator_task_id is a FINISHED task that created it', async () => {
+    type Task = {
+      state: string
+      task_type: string
+      project_id: number
+      created_resources: Record<string, string[]> | null
+    }
+    const networks = (await getJson<List>('/cloud/v1/availablenetworks/1/1')).body.results
+    const resources = networks.flatMap((n) => [
+      { ...n, kind: 'networks' },
+      ...n.subnets.map((s) => ({ ...s, kind: 'subnets' })),
+    ])
+    expect(resources.every((r) => r.task_id === null)).toBe(true)
+    const created = resources.filter((r) => r.creator_task_id !== null)
+    expect(created.length).toBeGreaterThan(10)
+    for (const r of created) {
+      const { status, body } = await getJson<Task>(`/cloud/v1/tasks/${r.creator_task_id}`)
+      expect(status, r.creator_task_id ?? '').toBe(200)
+      expect(body).toMatchObject({
+        state: 'FINISHED',
+        task_type: r.kind === 'networks' ? 'create_network' : 'create_subnet',
+        project_id: r.project_id,
+        created_resources: { [r.kind]: [r.id] },
+      })
+    }
   })
 
   it('filters by repeated tag_key (all required) and a JSON tag_key_value', async () => {

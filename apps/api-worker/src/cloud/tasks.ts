@@ -65,12 +65,12 @@ export function taskView(task: StoredTask, now: number, stepMs: number) {
         ? 'Not enough baremetal GPU servers of the requested flavor are available in the region.'
         : null,
     created_resources:
-      state === 'FINISHED'
-        ? {
+      state !== 'FINISHED'
+        ? null
+        : (task.created_resources ?? {
             ai_clusters: [rng.uuid()],
             servers: Array.from({ length: request.servers_count }, () => rng.uuid()),
-          }
-        : null,
+          }),
     data: request,
   }
 }
@@ -91,7 +91,8 @@ export const tasks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).op
   }),
   async (c) => {
     const { task_id } = c.req.valid('param')
-    const task = await stateOf(c.env).getTask(task_id)
+    // Tasks this emulator ran (state object), else a seeded one (a network's creator_task_id).
+    const task = (await stateOf(c.env).getTask(task_id)) ?? c.get('data').tasks.get(task_id)
     const principal = c.get('principal')
     // Another client's task does not exist for this caller; a reseller sees its clients' tasks.
     if (!task || (principal.kind === 'client' && task.client_id !== principal.clientId)) {

@@ -1,8 +1,9 @@
+import type { StoredTask } from '../state/emulator-state.ts'
 import { type Addendum, generateAddendums } from './addendums.ts'
 import { type AiTask, generateAiTasks } from './ai-tasks.ts'
 import { type EdgeApp, generateEdgeApps } from './edge-apps.ts'
 import { generateLimitRequests, type LimitRequest } from './limit-requests.ts'
-import { generateNetworks, type Network } from './networks.ts'
+import { creatorTasks, generateNetworks, type Network } from './networks.ts'
 import { createRng } from './rng.ts'
 import { generateWaapDomains, generateWaapEvents, type WaapDomain, type WaapEvent } from './waap.ts'
 
@@ -25,6 +26,8 @@ export interface Dataset {
   waapEvents: WaapEvent[]
   /** The same events by id, for the details endpoint. */
   waapEventsById: Map<string, WaapEvent>
+  /** Seeded cloud tasks by id (the creators of the networks and subnets), beside the stored ones. */
+  tasks: Map<string, StoredTask>
 }
 
 /**
@@ -42,9 +45,10 @@ export function generateDataset(generation: Generation): Dataset {
   const stream = (offset: number) => createRng(seed * 1000 + offset)
   const waapDomains = generateWaapDomains(stream(5), epoch)
   const waapEvents = generateWaapEvents(stream(6), waapDomains, epoch)
+  const networks = generateNetworks(stream(1), epoch)
   return {
     generation,
-    networks: generateNetworks(stream(1), epoch),
+    networks,
     limitRequests: generateLimitRequests(stream(2), epoch),
     edgeApps: generateEdgeApps(stream(3), epoch),
     aiTasks: generateAiTasks(stream(4), epoch),
@@ -52,6 +56,7 @@ export function generateDataset(generation: Generation): Dataset {
     waapDomains,
     waapEvents,
     waapEventsById: new Map(waapEvents.map((event) => [event.id, event])),
+    tasks: new Map(creatorTasks(networks).map((task) => [task.id, task])),
   }
 }
 

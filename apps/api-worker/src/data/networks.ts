@@ -1,4 +1,5 @@
-import { REGIONS } from './accounts.ts'
+import type { StoredTask } from '../state/emulator-state.ts'
+import { DEV_CLIENT_ID, REGIONS } from './accounts.ts'
 import type { Rng } from './rng.ts'
 
 /** A tag as read back (spec 2.1). */
@@ -80,6 +81,14 @@ const makeTags = (rng: Rng): Tag[] =>
   }))
 
 /**
+ * The `creator_task_id` of a seeded network or subnet: most of a project's resources have one
+ * (served by {@link creatorTasks}); a network shared by an external owner was created by a task of
+ * another account, which no caller of this one could read.
+ */
+const creatorTaskId = (rng: Rng, projectId: number | null) =>
+  projectId !== null && rng.chance(0.7) ? rng.uuid() : null
+
+/**
  * 50 networks: 30 in project 1 / region 1 (so one listing exercises every filter), the rest spread
  * over the other projects and regions, some shared by an external owner and some external.
  *
@@ -129,7 +138,7 @@ export function generateNetworks(rng: Rng, now: number): Network[] {
         total_ips: total,
         has_router: false,
         ...placement,
-        creator_task_id: rng.chance(0.7) ? rng.uuid() : null,
+        creator_task_id: creatorTaskId(rng, projectId),
         task_id: null,
         tags: makeTags(rng),
       }
@@ -147,11 +156,58 @@ export function generateNetworks(rng: Rng, now: number): Network[] {
       port_security_enabled: !external,
       segmentation_id: type === 'vlan' ? rng.int(100, 4000) : null,
       ...placement,
-      creator_task_id: rng.chance(0.7) ? rng.uuid() : null,
-      task_id: i % 13 === 5 ? rng.uuid() : null,
+      creator_task_id: creatorTaskId(rng, projectId),
+      // Never locked (spec 3 rule 1: a non-null task_id is an active task holding a lock until it
+      // finishes): seeded data cannot hold a lock that ever ends, and a finished task holds none.
+      task_id: null,
       subnets,
       tags: makeTags(rng),
       priority: (isDefault ? 4 : 0) + (external ? 2 : 0) + (shared ? 1 : 0),
     }
   })
+}
+
+/**
+ * The tasks that created the seeded networks and subnets, so every `creator_task_id` can be polled
+ * (`GET /cloud/v1/tasks/{task_id}`): each FINISHED, created when its resource was, by the dev
+ * client (1001, the owner of the seeded projects), with the resource in `created_resources`.
+ *
+ * @example
+ * ```ts
+ * const tasks = creatorTasks(generateNetworks(createRng(42), Date.now()))
+ * tasks[0]?.task_type // 'create_network'
+ * ```
+ */
+export function creatorTasks(networks: readonly Network[]): StoredTask[] {
+  const task = (
+    resource: RegionalResource & { id: string; name: string },
+    kind: 'network' | 'subnet',
+    request: Record<string, string | number>,
+  ): StoredTask[] =>
+    resource.creator_task_id === null || resource.project_id === null
+      ? []
+      : [
+          {
+            id: resource.creator_task_id,
+            task_type: `create_${kind}`,
+            project_id: resource.project_id,
+            region_id: resource.region_id,
+            user_id: DEV_CLIENT_ID * 10 + 1,
+            client_id: DEV_CLIENT_ID,
+            created_on: resource.created_at,
+            outcome: 'finished',
+            request: JSON.stringify({ name: resource.name, ...request }),
+            created_resources: { [`${kind}s`]: [resource.id] },
+          },
+        ]
+  return networks.flatMap((network) => [
+    ...task(network, 'network', { type: network.type }),
+    ...network.subnets.flatMap((subnet) =>
+      task(subnet, 'subnet', {
+        network_id: subnet.network_id,
+        cidr: subnet.cidr,
+        ip_version: subnet.ip_version,
+      }),
+    ),
+  ])
 }

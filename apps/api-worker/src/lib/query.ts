@@ -6,31 +6,51 @@ import { parseDateTime } from './dates.ts'
 const toArray = (value: unknown) =>
   value === undefined ? undefined : Array.isArray(value) ? value : [value]
 
+// An empty item (`?status=`, `?ids=,`) is no value at all: dropped, and a filter left with no item
+// is as if absent. Kept, it would be a filter matching nothing (or a 400 for a value nobody sent).
+const present = <T>(items: T[] | undefined): T[] | undefined => {
+  const kept = items?.filter((item) => String(item).trim() !== '')
+  return kept?.length ? kept : undefined
+}
+
 /**
- * A repeated parameter (`?status=a&status=b`): always an array of validated items.
+ * The items of a list parameter, repeated and/or comma-separated (`?ids=1,2&ids=3`), trimmed, in
+ * order; empty items dropped, and `undefined` when none is left.
+ *
+ * @example
+ * ```ts
+ * listItems(['a,b', ' c ', ',']) // ['a', 'b', 'c']
+ * listItems('') // undefined
+ * ```
+ */
+export function listItems(value: unknown): string[] | undefined {
+  return present(
+    toArray(value)
+      ?.flatMap((entry) => String(entry).split(','))
+      .map((entry) => entry.trim()),
+  )
+}
+
+/**
+ * A repeated parameter (`?status=a&status=b`): an array of validated items, empty ones dropped
+ * (`undefined` when none is left).
  * @example `status: repeated(z.enum(['done', 'rejected']))`
  */
 export function repeated<T extends z.ZodType>(item: T) {
   return z
-    .preprocess(toArray, z.array(item))
+    .preprocess((value) => present(toArray(value)), z.array(item).optional())
     .optional()
     .openapi({ type: 'array', items: { type: 'string' } })
 }
 
 /**
- * A repeated parameter that also accepts comma-separated lists (`?ids=1,2&ids=3`).
+ * A repeated parameter that also accepts comma-separated lists (`?ids=1,2&ids=3`); see
+ * {@link listItems}.
  * @example `request_ids: commaList(integerText())`
  */
 export function commaList<T extends z.ZodType>(item: T) {
   return z
-    .preprocess(
-      (value) =>
-        toArray(value)
-          ?.flatMap((entry) => String(entry).split(','))
-          .map((entry) => entry.trim())
-          .filter(Boolean),
-      z.array(item),
-    )
+    .preprocess(listItems, z.array(item).optional())
     .optional()
     .openapi({ type: 'array', items: { type: 'string' } })
 }
@@ -137,7 +157,10 @@ export function date() {
     .openapi({ type: 'string', format: 'date' })
 }
 
-/** A UUID in canonical text form. */
+/**
+ * A UUID in canonical text form, in either case, as lower case: the form every stored ID has, so
+ * `CEC12131-…` finds what `cec12131-…` finds (UUIDs are case-insensitive on input, RFC 9562).
+ */
 export function uuid() {
   return z
     .string()
@@ -145,6 +168,8 @@ export function uuid() {
       /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
       'Must be a valid UUID.',
     )
+    .transform((text) => text.toLowerCase())
+    .openapi({ type: 'string', format: 'uuid' })
 }
 
 /**

@@ -15,6 +15,11 @@ export interface StoredTask {
   /** `finished` or `error`: how the task ends. */
   outcome: 'finished' | 'error'
   request: string
+  /**
+   * What a FINISHED task shows in `created_resources`. When absent (a GPU cluster task), the
+   * cluster and its servers, derived from the request.
+   */
+  created_resources?: Record<string, string[]>
 }
 
 /** One request as the journal keeps it (never a credential). */

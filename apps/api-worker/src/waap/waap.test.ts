@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { getJson } from '../../test/client.ts'
+import { RETENTION_MS } from './waap.ts'
 
 type Event = {
   id: string
@@ -69,6 +70,28 @@ describe('GET /waap/v1/analytics/requests (4.11)', () => {
     expect(backwards.status).toBe(400)
   })
 
+  it('blames start, not the end nobody sent, for a start in the future', async () => {
+    const { status, body } = await getJson<{ invalid_fields: Record<string, string[]> }>(
+      `/waap/v1/analytics/requests?start=${since(-1)}`,
+    )
+    expect(status).toBe(400)
+    expect(body.invalid_fields).toEqual({
+      start: ['Must not be in the future (end defaults to now).'],
+    })
+    const future = await getJson<Page>(
+      `/waap/v1/analytics/requests?start=${since(-1)}&end=${since(-2)}`,
+    )
+    expect(future.status).toBe(200)
+    expect(future.body.count).toBe(0)
+  })
+
+  it('ignores empty list filters (an all-empty one is as if absent)', async () => {
+    for (const query of ['request_ids=', 'request_ids=,', 'decision=&countries=,,', 'domains= '])
+      expect((await requests(query)).body.count, query).toBe(10_000)
+    const e = (await requests('limit=1')).body.results[0] as Event
+    expect((await requests(`request_ids=,${e.id},`)).body.results.map((x) => x.id)).toEqual([e.id])
+  })
+
   it('applies every filter, repeated and comma-separated', async () => {
     const all = await everything()
     const e = all[42] as Event
@@ -81,6 +104,11 @@ describe('GET /waap/v1/analytics/requests (4.11)', () => {
       ],
       ['optional_action=captcha', (x) => x.optional_action === 'captcha'],
       ['optional_action=captcha&optional_action=challenge', (x) => x.optional_action !== ''],
+      ['optional_action=challenge,captcha', (x) => x.optional_action !== ''],
+      [
+        'decision=blocked,passed&decision=allowed',
+        (x) => x.decision === 'blocked' || x.decision === 'passed' || x.decision === 'allowed',
+      ],
       [`ips=${e.client_ip}`, (x) => x.client_ip === e.client_ip],
       ['countries=de,fr', (x) => x.country === 'DE' || x.country === 'FR'],
       ['path=/api/*', (x) => x.path.startsWith('/api/')],
@@ -161,6 +189,24 @@ describe('GET /waap/v1/domains/{domain_id}/requests/{request_id}/details (4.12)'
         e.optional_action === 'challenge' ? expect.stringMatching(/^inc-/) : '',
       )
       expect((body.pattern_matched_tags as string[]).length).toBeGreaterThan(0)
+    }
+  })
+
+  it('answers 404 past the 30-day retention, as the list leaves the request out', async () => {
+    const { count } = (await requests('limit=1')).body
+    const oldest = (await requests(`limit=1&offset=${count - 1}`)).body.results[0] as Event
+    const details = `/waap/v1/domains/${oldest.domain_id}/requests/${oldest.id}/details`
+    expect((await getJson(details)).status).toBe(200)
+    // a minute past the oldest request's 30 days: the list drops it, so must the details
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      vi.setSystemTime(oldest.request_time + RETENTION_MS + 60_000)
+      expect((await requests(`request_ids=${oldest.id}`)).body.count).toBe(0)
+      const gone = await getJson(details)
+      expect(gone.status).toBe(404)
+      expect(gone.body).toMatchObject({ exception_class: 'NotFound' })
+    } finally {
+      vi.useRealTimers()
     }
   })
 

@@ -19,7 +19,6 @@ import {
   orderingKey,
   orderingValues,
   paginate,
-  repeated,
   type SortKey,
   sortBy,
 } from '../lib/query.ts'
@@ -28,6 +27,9 @@ import { CloudErrors, offsetPage, ok } from '../schemas.ts'
 
 /** Request history kept (spec 6.3): a `start` before this is treated as the window's start. */
 export const RETENTION_MS = 30 * 86_400_000
+
+/** Whether an event is older than the request history keeps ({@link RETENTION_MS}) at `now`. */
+const retired = (event: WaapEvent, now: number) => event.request_time < now - RETENTION_MS
 
 const EventSchema = z
   .object({
@@ -109,12 +111,13 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
       request: {
         query: z.object({
           start: dateTime().openapi({
-            description: 'Required. A start older than 30 days is treated as 30 days ago.',
+            description:
+              'Required. A start older than 30 days is treated as 30 days ago; without `end`, a start in the future is a 400.',
           }),
           end: dateTime().optional().openapi({ description: 'Default: now' }),
           domains: commaList(integer({ min: 1 })),
-          decision: repeated(z.enum(WAAP_DECISIONS)),
-          optional_action: repeated(z.enum(WAAP_OPTIONAL_ACTIONS)),
+          decision: commaList(z.enum(WAAP_DECISIONS)),
+          optional_action: commaList(z.enum(WAAP_OPTIONAL_ACTIONS)),
           ips: commaList(
             z.string().regex(/^[0-9a-fA-F:.]{2,45}$/, 'Enter a valid IPv4 or IPv6 address.'),
           ),
@@ -144,6 +147,9 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
     (c) => {
       const q = c.req.valid('query')
       const now = Date.now()
+      // Name the parameter the caller sent: with no `end`, a future `start` is the one at fault.
+      if (q.end === undefined && q.start > now)
+        throw ApiError.validation({ start: ['Must not be in the future (end defaults to now).'] })
       const end = q.end ?? now
       if (end < q.start) throw ApiError.validation({ end: ['Must not be earlier than start.'] })
       const start = Math.max(q.start, now - RETENTION_MS)
@@ -179,20 +185,24 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
       path: '/v1/domains/{domain_id}/requests/{request_id}/details',
       operationId: 'getWaapRequestDetails',
       tags: ['WAAP'],
-      summary: "One request's details (the list record's id and domain_id)",
+      summary: "One request's details (the list record's id and domain_id; 30 days kept)",
       request: {
         params: z.object({ domain_id: integer({ min: 1 }), request_id: z.string().min(1).max(64) }),
       },
       responses: {
         200: ok('Details', DetailsSchema),
-        404: { description: 'No such request on this domain', content: CloudErrors[400].content },
+        404: {
+          description: 'No such request on this domain, or older than 30 days',
+          content: CloudErrors[400].content,
+        },
         ...CloudErrors,
       },
     }),
     (c) => {
       const { domain_id, request_id } = c.req.valid('param')
       const event = c.get('data').waapEventsById.get(request_id)
-      if (!event || event.domain_id !== domain_id)
+      // Past the retention (4.11, 6.3) a request is gone for the details too, as for the list.
+      if (!event || event.domain_id !== domain_id || retired(event, Date.now()))
         throw new ApiError(404, `Request ${request_id} not found on domain ${domain_id}.`)
       return c.json(waapDetails(event), 200)
     },
