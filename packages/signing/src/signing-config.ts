@@ -50,7 +50,15 @@ export class ConfigError extends Error {
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?'
 const HOST = new RegExp(`^${LABEL}(?:\\.${LABEL})*(?::\\d{1,5})?$`)
 const IPV6_HOST = /^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/
-const isHost = (text: string) => HOST.test(text) || IPV6_HOST.test(text)
+/** A host as a URL takes it: the pattern, then the URL parser (an IPv6 address, a port ≤ 65535). */
+const isHost = (text: string) => {
+  if (!HOST.test(text) && !IPV6_HOST.test(text)) return false
+  try {
+    return new URL(`https://${text}/`).host !== ''
+  } catch {
+    return false
+  }
+}
 
 /** How a form names a variable in its errors: the variable itself, or the object's field. */
 export type Naming = (variable: string) => string

@@ -1,4 +1,4 @@
-// `pnpm --filter @proj/token-backend docs`: writes the variables' tables of docs/configuration.md
+// `pnpm --filter @proj/token-backend run docs`: writes the variables' tables of docs/configuration.md
 // (between `<!-- config:SECTION -->` markers) from the configuration table, the one source of
 // every variable's rule, default and field. src/config/config-docs.node.test.ts fails when the
 // doc and the table differ.

@@ -199,6 +199,11 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
       'authorization',
     )
+    // and what every answer of the backend carries, as a preflight of another origin gets it
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(res.headers.get('x-request-id')).toMatch(/\S/)
   })
 
   it.each([

@@ -19,8 +19,8 @@ import {
 import { handleError, handleNotFound } from './errors.ts'
 import { mountPrefix } from './mount.ts'
 import type { RateLimitConfig, ViewerLimit } from './rate-limit.ts'
-import { readOnlyRoutes } from './read-only-routes.ts'
-import { requestIdOf } from './response-headers.ts'
+import { readOnlyRoutes, VIEWER_METHODS } from './read-only-routes.ts'
+import { answerHeaders, requestIdOf } from './response-headers.ts'
 import type { CdnHealthPolicy } from './session/cdn-health.ts'
 import type { PlaylistCache } from './session/playlist-cache.ts'
 import type { REVOCATION_CACHE_MS } from './session/session-routes.ts'
@@ -239,9 +239,15 @@ function backendRoutes({
   // even on a preflight: the README promises "no CORS headers".
   const corsWhenCrossOrigin: MiddlewareHandler<TokenAppEnv> = (c, next) => {
     const origin = c.req.header('origin')
-    return origin !== undefined && originAllowed(c.get('tokenConfig'), origin)
-      ? corsForConfig(c, next)
-      : next()
+    if (origin === undefined || !originAllowed(c.get('tokenConfig'), origin)) return next()
+    // the middleware answers a preflight itself, with the headers set so far: the ones every
+    // answer of the backend carries, and the Allow of a plain OPTIONS
+    if (c.req.method === 'OPTIONS') {
+      const { 'content-type': _, ...headers } = answerHeaders(c)
+      for (const [name, value] of Object.entries({ ...headers, allow: VIEWER_METHODS }))
+        c.header(name, value)
+    }
+    return corsForConfig(c, next)
   }
   app.use('/token', corsWhenCrossOrigin)
   app.use('/session', corsWhenCrossOrigin)

@@ -75,6 +75,7 @@ describe('AUTH_MODE=jwt with a shared secret', () => {
     const res = await call('demo', forever, mode)
     expect(res.status).toBe(401)
     expect(await res.json()).toEqual({ error: expect.stringContaining('no exp') })
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="token"')
     expect((await call('demo', forever, { ...mode, JWT_REQUIRE_EXP: 'false' })).status).toBe(200)
     expect((await call('demo', forever, { ...mode, JWT_REQUIRE_EXP: 'maybe' })).status).toBe(500)
   })
@@ -142,6 +143,21 @@ describe('AUTH_MODE=jwt with a JWKS', () => {
     expect((await call('other', await token({ videos: ['demo'] }), mode)).status).toBe(403)
     const forged = await sign({ videos: '*', exp: realNow() + 300 }, 'x'.repeat(32), 'HS256')
     expect((await call('demo', forged, mode)).status).toBe(401)
+  })
+
+  it('key server down: no token or no JWT is a 401 at once, without asking it; a JWT waits for it (503)', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    // the tests' outbound service answers 502 for this host: a key server that is down
+    const mode = { AUTH_MODE: 'jwt', JWT_JWKS_URL: 'https://down.auth.test/jwks.json' }
+    const fetches = vi.spyOn(globalThis, 'fetch')
+    for (const bearer of [undefined, 'garbage', 'a.b', 'x.y.z', '%%%.%%%.%%%']) {
+      const answer = await call('demo', bearer, mode)
+      expect(answer.status).toBe(401)
+      expect(answer.headers.get('www-authenticate')).toContain('Bearer')
+    }
+    expect(fetches).not.toHaveBeenCalled()
+    expect((await call('demo', await token({ videos: ['demo'] }), mode)).status).toBe(503)
+    expect(fetches).toHaveBeenCalled()
   })
 
   it('accepts an inline key set in JWT_JWKS', async () => {

@@ -4,7 +4,7 @@ import { jwt } from 'hono/jwt'
 import type { BlankEnv, MiddlewareHandler } from 'hono/types'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
 import { type AuthConfig, ConfigError } from './config.ts'
-import { JwksCache, kidOf } from './jwks-cache.ts'
+import { JwksCache, jwtHeaderOf } from './jwks-cache.ts'
 import type { TokenAppEnvOf } from './types.ts'
 
 /** The outcome of an authorization check. */
@@ -117,7 +117,10 @@ const verifierFor = (auth: JwtAuth): Verifier => {
     verifier = {
       cache,
       middleware: async (c, next) => {
-        if (cache) fetched = await cache.keysFor(kidOf(c.req.header('authorization')))
+        const header = jwtHeaderOf(c.req.header('authorization'))
+        // no JWT at all is refused (401) by the middleware: no reason to wait on the key server
+        if (cache && header !== undefined)
+          fetched = await cache.keysFor(typeof header.kid === 'string' ? header.kid : undefined)
         return jwk({ keys: () => [...inline, ...fetched], alg: algs, realm, verification })(c, next)
       },
     }

@@ -30,7 +30,8 @@ SECRET_KEY_<ID> per listed CDN), …, read from the environment and from files:
 
   --config <file>    a JSON object of those variables: {"SECRET_KEY": "…", "CDN_DOMAIN": "…"}
                      (numbers and booleans are taken as text, lists may be arrays)
-  --env-file <file>  the same in dotenv form, one NAME=value a line (like wrangler's .dev.vars)
+  --env-file <file>  the same in dotenv form, one NAME=value a line (like wrangler's .dev.vars);
+                     Node reads this option too: a missing file stops Node itself (exit 9)
   --port <n>         where to listen; default PORT, else 8787 (0: any free port)
   --host <address>   default HOST, else 127.0.0.1 (0.0.0.0: every interface)
   -h, --help         this text

@@ -35,6 +35,7 @@ describe('configFromEnv', () => {
       allowedOrigins: undefined,
       auth: { mode: 'none' },
       rateLimit: { requests: undefined, periodSeconds: 60 },
+      networks: { binding: 'prefix', maxNetworks: 2 },
     })
   })
 
@@ -118,6 +119,9 @@ describe('missing or invalid configuration → 500 naming the variable, never it
     [{ CDN_DOMAIN: undefined }, 'CDN_DOMAIN is required'],
     [{ CDN_DOMAIN: 'https://cdn.test/x' }, 'CDN_DOMAIN must be a host name'],
     [{ CDN_DOMAIN_IP: 'cdn test' }, 'CDN_DOMAIN_IP must be a host name'],
+    [{ CDN_DOMAIN: 'cdn.test:99999' }, 'CDN_DOMAIN must be a host name'],
+    [{ CDN_DOMAIN_IP: '[::::]' }, 'CDN_DOMAIN_IP must be a host name'],
+    [{ REDIS_URL: 'redis://cache.test:6379/abc' }, 'REDIS_URL must name a database by its number'],
     [{ CDN_SCHEME: 'ftp' }, 'CDN_SCHEME must be "https" or "http"'],
     [{ IP_HEADERS: 'x real ip' }, 'IP_HEADERS must be a comma-separated list'],
     [
@@ -353,6 +357,50 @@ describe('stream limits (STREAM_*)', () => {
       tokenConfig({ signing: SIGNING, auth: { mode: 'none' }, streams: { limit: 2 } }),
     ).toThrow(/config\.streams\.limit needs a viewer identity/)
     expect(configFromEnv(none, { customAuthorizer: true }).streams?.limit).toBe(2)
+  })
+
+  it('count networks and take the operator token without SESSION_SECRET: those settings are not only the session lane’s', () => {
+    const config = configFromEnv(
+      testEnv({
+        ...jwt,
+        STREAM_LIMIT: '2',
+        SESSION_SECRET: undefined,
+        SESSION_BINDING: 'none',
+        SESSION_MAX_NETWORKS: '3',
+        SESSION_ADMIN_TOKEN: 'a'.repeat(32),
+      }),
+    )
+    expect(config.session).toBeUndefined()
+    expect(config.networks).toEqual({ binding: 'none', maxNetworks: 3 })
+    expect(config.adminToken).toBe('a'.repeat(32))
+    // a validated configuration reads as itself, sessions off
+    expect(tokenConfig(config)).toEqual(config)
+    // the object form says it in `session` without a secret
+    const object = tokenConfig({
+      signing: SIGNING,
+      auth: { mode: 'jwt', secret: { key: 'j'.repeat(32) } },
+      session: { maxNetworks: 3, adminToken: 'a'.repeat(32) },
+      streams: { limit: 2 },
+    })
+    expect([object.session, object.networks, object.adminToken]).toEqual([
+      undefined,
+      { binding: 'prefix', maxNetworks: 3 },
+      'a'.repeat(32),
+    ])
+  })
+
+  it.each([
+    ['SESSION_MAX_NETWORKS', '9', 'must be a number of networks from 1 to 8'],
+    ['SESSION_BINDING', 'x', 'must be "prefix"'],
+    ['SESSION_ADMIN_TOKEN', 'short', 'must be at least 32 printable ASCII characters'],
+    ['SESSION_ADMIN_TOKEN', `${'a'.repeat(20)} ${'b'.repeat(20)}`, 'without spaces'],
+    ['SESSION_LIFETIME', '-5', 'SESSION_LIFETIME'],
+  ])('%s=%j is refused without SESSION_SECRET too: %s', (variable, value, message) => {
+    expect(() =>
+      configFromEnv(
+        testEnv({ ...jwt, STREAM_LIMIT: '2', SESSION_SECRET: undefined, [variable]: value }),
+      ),
+    ).toThrow(message)
   })
 
   it.each([

@@ -86,6 +86,23 @@ describe('JwksCache', () => {
     expect((await w.cache.keysFor('a'))[0]?.kid).toBe('a')
     expect(w.calls).toBe(2)
   })
+
+  it.each([
+    ['entries that are no keys', { keys: [null, 'x', 42, [], { kid: 'b' }] }],
+    ['a kid that is not text', { keys: [{ kty: 'EC', kid: 7 }] }],
+    ['no keys array', { keys: { a: 1 } }],
+    ['no object', [{ kty: 'EC', kid: 'b' }]],
+  ])('a broken key set (%s) does not replace the keys in hand', async (_, body) => {
+    const w = world([keys('a'), () => Response.json(body)])
+    await w.cache.keysFor('a')
+    w.advance(300_000)
+    expect(await w.cache.keysFor('b')).toEqual([key('a')])
+  })
+
+  it('skips the entries of a key set that are no keys and keeps the others', async () => {
+    const w = world([() => Response.json({ keys: [null, { kid: 'x' }, key('a'), 'junk'] })])
+    expect(await w.cache.keysFor('a')).toEqual([key('a')])
+  })
 })
 
 // The key server as the runtime sees it: a fetch seam everywhere, and on Node (this file runs

@@ -169,9 +169,13 @@ export class JwksCache {
         headers: { accept: 'application/json' },
       })
       if (!response.ok) throw new Error(`answered ${response.status}`)
-      const body = (await response.json()) as { keys?: unknown }
-      if (!Array.isArray(body.keys) || body.keys.length === 0) throw new Error('no "keys" array')
-      this.#keys = body.keys as HonoJsonWebKey[]
+      const body: unknown = await response.json()
+      const listed = isRecord(body) && Array.isArray(body.keys) ? body.keys : []
+      // a key that is no JWK is skipped (RFC 7517 §5), and a set without one is a failure: a
+      // broken answer must not replace the keys in hand
+      const keys = listed.filter(isJwk)
+      if (keys.length === 0) throw new Error('no usable key in its "keys" array')
+      this.#keys = keys
       this.#fetchedAt = this.#attemptedAt
     } catch (error) {
       console.error(
@@ -180,6 +184,15 @@ export class JwksCache {
     }
   }
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** A JSON Web Key as far as choosing one goes: a `kty`, and a `kid` that is text when present. */
+const isJwk = (key: unknown): key is HonoJsonWebKey =>
+  isRecord(key) &&
+  typeof key.kty === 'string' &&
+  (key.kid === undefined || typeof key.kid === 'string')
 
 /**
  * The `kid` in the header of the bearer JWT of an `Authorization` header, if any.
@@ -190,12 +203,28 @@ export class JwksCache {
  * ```
  */
 export function kidOf(authorization: string | undefined): string | undefined {
-  const token = /^Bearer\s+([^.\s]+)\./i.exec(authorization ?? '')?.[1]
+  const kid = jwtHeaderOf(authorization)?.kid
+  return typeof kid === 'string' ? kid : undefined
+}
+
+/**
+ * The decoded header of the bearer JWT of an `Authorization` header: `undefined` when there is
+ * none or it is not a JWT (three dot-separated base64url parts, a JSON object first), so that
+ * such a request is refused (401) without asking the key server.
+ *
+ * @example
+ * ```ts
+ * if (jwtHeaderOf(c.req.header('authorization')) === undefined) return deny(401, 'no token')
+ * ```
+ */
+export function jwtHeaderOf(
+  authorization: string | undefined,
+): Record<string, unknown> | undefined {
+  const token = /^Bearer\s+([\w-]+)\.[\w-]+\.[\w-]*$/i.exec(authorization ?? '')?.[1]
   if (!token) return undefined
   try {
     const header: unknown = JSON.parse(atob(token.replace(/-/g, '+').replace(/_/g, '/')))
-    const kid = (header as { kid?: unknown }).kid
-    return typeof kid === 'string' ? kid : undefined
+    return isRecord(header) ? header : undefined
   } catch {
     return undefined
   }

@@ -92,6 +92,15 @@ describe('requests the app cannot see: answered with {error} JSON', () => {
     expect(JSON.parse(answer.body)).toEqual({ error: 'request line and headers too large' })
   })
 
+  it('an HTTP/1.1 request without Host: 400 naming it; HTTP/1.0 needs none', async () => {
+    const answer = await rawRequest('GET /token?video=demo HTTP/1.1\r\nConnection: close\r\n\r\n')
+    expect(answer.status).toBe(400)
+    expect(answer.headers).toContain('content-type: application/json')
+    expect(JSON.parse(answer.body)).toEqual({ error: 'bad request: missing host header' })
+    const old = await rawRequest('GET /token?video=demo HTTP/1.0\r\n\r\n')
+    expect(old.status).toBe(200)
+  })
+
   it('bytes that are not HTTP: 400 with a body', async () => {
     const answer = await rawRequest('HELLO THERE\r\n\r\n')
     expect(answer.status).toBe(400)

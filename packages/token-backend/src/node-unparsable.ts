@@ -30,6 +30,25 @@ export function unparsableRequest(error: unknown): Response {
   )
 }
 
+/**
+ * The 400 of an HTTP/1.1 request without `Host` (RFC 9112 §3.2), which Node would answer with an
+ * empty body: `undefined` for any other request. `env` is `@hono/node-server`'s (`incoming`).
+ *
+ * @example
+ * ```ts
+ * getRequestListener((request, env) => withoutHost(env) ?? app.fetch(request, env))
+ * ```
+ */
+export function withoutHost(env: unknown): Response | undefined {
+  const incoming = (env as { incoming?: { httpVersion?: string; headers?: { host?: string } } })
+    ?.incoming
+  if (incoming?.httpVersion !== '1.1' || incoming.headers?.host !== undefined) return undefined
+  return Response.json(
+    { error: 'bad request: missing host header' },
+    { status: 400, headers: JSON_HEADERS },
+  )
+}
+
 /** Node's parser errors, by code, as Node's own `clientError` default answers them. */
 const PARSER_ANSWERS: Record<string, [number, string, string]> = {
   HPE_HEADER_OVERFLOW: [

@@ -25,7 +25,7 @@ import {
   type TokenBackendEnv,
   tokenConfig,
 } from './config.ts'
-import { answerClientErrors, unparsableRequest } from './node-unparsable.ts'
+import { answerClientErrors, unparsableRequest, withoutHost } from './node-unparsable.ts'
 import { holdsState, instancesFrom, scaledOut } from './scale-out.ts'
 import { cachedSessionStore } from './session/cached-session-store.ts'
 
@@ -168,8 +168,11 @@ export function serveTokenApp(
   let fetchWith: TokenApp['fetch'] | undefined
   // createAdaptorServer's work, by hand: it does not pass an errorHandler on to the listener
   const server = createServer(
+    // Node's own refusal of an HTTP/1.1 request without Host has an empty body: ours names it
+    { requireHostHeader: false },
     getRequestListener(
-      (...request: Parameters<TokenApp['fetch']>) => (fetchWith ?? notReady)(...request),
+      (...request: Parameters<TokenApp['fetch']>) =>
+        withoutHost(request[1]) ?? (fetchWith ?? notReady)(...request),
       { hostname: host, errorHandler: unparsableRequest },
     ),
   )
@@ -186,7 +189,9 @@ export function serveTokenApp(
       )
     server.listen(listening, host, () => {
       const { port: bound } = server.address() as { port: number }
-      onListening?.({ port: bound, url: `http://${host}:${bound}/` })
+      // an IPv6 address is bracketed in a URL (http://[::1]:8787/)
+      const named = host.includes(':') ? `[${host}]` : host
+      onListening?.({ port: bound, url: `http://${named}:${bound}/` })
     })
   }
   const stopper = signals

@@ -2,7 +2,6 @@ import { resolveTokenRequest, streamType, type TokenRecord } from '@proj/signing
 import { Hono } from 'hono/tiny'
 import { type AuditSink, issuedToken } from './audit-log.ts'
 import { type CdnSigners, signForCdns } from './cdn-record.ts'
-import { SESSION_DEFAULTS } from './config/session-variables.ts'
 import type { TokenBackendConfig } from './config.ts'
 import { fail } from './errors.ts'
 import { headAnswer, signedAnswer } from './response-headers.ts'
@@ -89,11 +88,8 @@ export function tokenRoute({ now, audit, admission, signersOf, streams }: TokenR
             newId: query.stream ?? newStreamId(),
             lane: 'token',
             // one id on at most as many networks as a session URL (SESSION_BINDING, _MAX_NETWORKS)
-            network: sessionNetwork(
-              viewer.address,
-              config.session?.binding ?? SESSION_DEFAULTS.binding,
-            ),
-            maxNetworks: config.session?.maxNetworks ?? SESSION_DEFAULTS.maxNetworks,
+            network: sessionNetwork(viewer.address, config.networks.binding),
+            maxNetworks: config.networks.maxNetworks,
             untilMs: (request.expires + limits.graceSeconds) * 1000,
             keepUntilMs: (request.expires + limits.graceSeconds) * 1000,
             status: 409,

@@ -160,7 +160,11 @@ export async function admitViewer(
 ): Promise<Viewer> {
   const config = c.get('tokenConfig')
   const decision = await (authorize ?? authorizerFor(config.auth))(c, query.video)
-  if (!decision.allow) fail(decision.status, decision.reason)
+  if (!decision.allow) {
+    // every 401 names how to authenticate (RFC 9110), an authorizer's own refusals too
+    if (decision.status === 401) c.header('WWW-Authenticate', 'Bearer realm="token"')
+    fail(decision.status, decision.reason)
+  }
   const address = viewerAddress(c)
   const sub = (c.get('jwtPayload') as { sub?: unknown } | undefined)?.sub
   const subject = typeof sub === 'string' && sub !== '' ? sub : undefined

@@ -174,6 +174,16 @@ function readSession(
   read: Read,
   cdnSecrets: readonly (readonly [variable: string, secret: string])[],
 ): SessionConfig | undefined {
+  // every SESSION_* is read (and so checked) with or without a secret: the networks and the
+  // admin token serve stream limits and the operator API too, and a bad value is never ignored
+  const settings = {
+    lifetimeSeconds: read('SESSION_LIFETIME'),
+    binding: read('SESSION_BINDING'),
+    maxNetworks: read('SESSION_MAX_NETWORKS'),
+    leafLifetimeSeconds: read('SESSION_LEAF_LIFETIME'),
+    adminToken: read('SESSION_ADMIN_TOKEN'),
+    baseUrl: read('SESSION_BASE_URL'),
+  }
   const secret = read('SESSION_SECRET')
   if (secret === undefined) return undefined
   const shared = cdnSecrets.find(([, cdnSecret]) => cdnSecret === secret)
@@ -182,15 +192,7 @@ function readSession(
       'SESSION_SECRET',
       `must differ from ${source.name(shared[0])} (a session is not a CDN token)`,
     )
-  return {
-    secret,
-    lifetimeSeconds: read('SESSION_LIFETIME'),
-    binding: read('SESSION_BINDING'),
-    maxNetworks: read('SESSION_MAX_NETWORKS'),
-    leafLifetimeSeconds: read('SESSION_LEAF_LIFETIME'),
-    adminToken: read('SESSION_ADMIN_TOKEN'),
-    baseUrl: read('SESSION_BASE_URL'),
-  }
+  return { secret, ...settings }
 }
 
 /** `REDIS_URL`, and `REDIS_CLUSTER` when it is a cluster's node (a cluster has no database but 0). */
@@ -205,8 +207,15 @@ function readRedis(source: SettingSource, read: Read): RedisConfig | undefined {
       )
     return undefined
   }
+  const { pathname } = new URL(url)
+  // node-redis takes the path as the database number: anything else fails only when it connects
+  if (!/^\/?\d{0,5}$/.test(pathname))
+    throw source.error(
+      'REDIS_URL',
+      'must name a database by its number (redis://host:6379/0), or none: the path is nothing else',
+    )
   if (!cluster) return { url }
-  if (!['', '/', '/0'].includes(new URL(url).pathname))
+  if (!['', '/', '/0'].includes(pathname))
     throw source.error(
       'REDIS_URL',
       `must name database 0 with ${source.name('REDIS_CLUSTER')}: a Redis Cluster has no other`,
@@ -278,6 +287,8 @@ export function buildConfig(
       ['SECRET_KEY', signing.secretKey],
       ...(cdns ?? []).map((cdn) => [cdnVariables(cdn.id).secretKey, cdn.secretKey] as const),
     ]),
+    networks: { binding: read('SESSION_BINDING'), maxNetworks: read('SESSION_MAX_NETWORKS') },
+    adminToken: read('SESSION_ADMIN_TOKEN'),
     redis: readRedis(source, read),
   }
   return { ...config, streams: readStreams(source, read, config.auth, customAuthorizer) }

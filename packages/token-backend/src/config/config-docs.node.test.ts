@@ -25,7 +25,7 @@ describe('docs/configuration.md is the configuration table', () => {
     expect(documented(doc, section)).toEqual(sectionRows(section))
   })
 
-  it('lists every variable once (pnpm --filter @proj/token-backend docs rewrites it)', () => {
+  it('lists every variable once (pnpm --filter @proj/token-backend run docs rewrites it)', () => {
     const names = SECTIONS.flatMap((section) => documented(doc, section).map(([name]) => name))
     expect(names).toHaveLength(
       Object.keys(CONFIG_VARIABLES).length + Object.keys(CDN_VARIABLES).length,

@@ -42,22 +42,27 @@ export const SESSION_VARIABLES = {
     },
   }),
   SESSION_BINDING: spec<SessionBinding>({
-    field: 'session.binding',
+    // a validated configuration keeps it in `networks` too, sessions on or off
+    field: ['session.binding', 'networks.binding'],
     rule: oneOfRule(
       ['none', 'prefix', 'ip'],
       'must be "prefix" (default: the viewer\'s /24 or /64), "ip" or "none"',
     ),
     default: SESSION_DEFAULTS.binding,
-    doc: { section: 'sessions', about: '`prefix` (/24, /64), `ip` (exact address) or `none`' },
+    doc: {
+      section: 'sessions',
+      about:
+        '`prefix` (/24, /64), `ip` (exact address) or `none`: how networks are counted, for sessions and (with or without `SESSION_SECRET`) for a JavaScript-lane stream',
+    },
   }),
   SESSION_MAX_NETWORKS: spec({
-    field: 'session.maxNetworks',
+    field: ['session.maxNetworks', 'networks.maxNetworks'],
     rule: wholeNumberRule(1, 8, 'must be a number of networks from 1 to 8'),
     default: SESSION_DEFAULTS.maxNetworks,
     doc: {
       section: 'sessions',
       about:
-        'distinct networks one session may be used from, the issuing one included (1–8); with STREAM_LIMIT, also one JavaScript-lane stream (its refreshes)',
+        'distinct networks one session may be used from, the issuing one included (1–8); with STREAM_LIMIT, also one JavaScript-lane stream (its refreshes), with or without `SESSION_SECRET`',
     },
   }),
   SESSION_LEAF_LIFETIME: spec({
@@ -67,13 +72,18 @@ export const SESSION_VARIABLES = {
     doc: { section: 'sessions', about: 'seconds each redirected CDN URL lives (5–600)' },
   }),
   SESSION_ADMIN_TOKEN: spec({
-    field: 'session.adminToken',
-    rule: minLengthRule(32, 'must be at least 32 characters', { secret: true }),
+    field: ['session.adminToken', 'adminToken'],
+    // sent as `Authorization: Bearer <token>`: a space or a control character could never be
+    rule: textRule(
+      (text) => (text.length >= 32 && /^[\x21-\x7e]+$/.test(text) ? text : undefined),
+      'must be at least 32 printable ASCII characters, without spaces (it is sent as a bearer token)',
+      { secret: true },
+    ),
     doc: {
       section: 'sessions',
-      unset: 'unset: revocation and the CDN switch off',
+      unset: 'unset: revocation, the CDN switch and stream control off',
       about:
-        'bearer token, ≥ 32 characters, of `POST /sessions/revoke` and `/cdns` ([Several CDNs](multi-cdn.md#session-lane))',
+        'bearer token, ≥ 32 printable ASCII characters without spaces, of the operator API: `POST /sessions/revoke`, `/cdns` ([Several CDNs](multi-cdn.md#session-lane)) and `/streams`; with or without `SESSION_SECRET`',
     },
   }),
   SESSION_BASE_URL: spec({

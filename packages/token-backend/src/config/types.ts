@@ -104,6 +104,16 @@ export interface TokenBackendConfig<Auth extends AuthConfig | undefined = AuthCo
   /** `undefined`: sessions are off (`SESSION_SECRET` unset). */
   session: SessionConfig | undefined
   /**
+   * How a viewer's networks are counted (`SESSION_BINDING`, `SESSION_MAX_NETWORKS`): a session's,
+   * and with stream limits a `/token` stream's. Read whether sessions are on or not.
+   */
+  networks: Pick<SessionConfig, 'binding' | 'maxNetworks'>
+  /**
+   * The operator API's bearer token (`SESSION_ADMIN_TOKEN`): revocation, CDN drains, stream
+   * control. Read whether sessions are on or not; `undefined`: that API is off (501).
+   */
+  adminToken: string | undefined
+  /**
    * Shared state for several Node instances (`REDIS_URL`): `serveTokenApp` keeps sessions and
    * rate limits there. `undefined`: each process keeps its own, in memory. A Worker ignores it
    * (its sessions live in a Durable Object).
@@ -161,8 +171,11 @@ export interface TokenConfigInput {
    */
   auth: AuthConfigInput
   rateLimit?: { requests?: number | undefined; periodSeconds?: 10 | 60 | undefined } | undefined
-  /** `undefined`: sessions are off. */
-  session?: (Partial<SessionConfig> & { secret: string }) | undefined
+  /**
+   * Without `secret` (or `undefined`) sessions are off; `binding` and `maxNetworks` still count a
+   * `/token` stream's networks, and `adminToken` still turns the operator API on.
+   */
+  session?: Partial<SessionConfig> | undefined
   /** `undefined`: no shared state, each Node process keeps its own (`REDIS_URL`). */
   redis?: RedisConfig | undefined
   /**

@@ -30,7 +30,7 @@ const revokeBody = v.union(
  */
 export function operatorOnly(what: string): MiddlewareHandler<TokenAppEnv> {
   return async function operatorOnly(c, next) {
-    const { adminToken } = sessionsOf(c.get('tokenConfig'))
+    const { adminToken } = c.get('tokenConfig')
     if (adminToken === undefined)
       return fail(501, `${what} is off: set SESSION_ADMIN_TOKEN to turn it on`)
     const given = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]

@@ -132,4 +132,19 @@ describe.each([
       error: 'stream limits are off: set STREAM_LIMIT to turn them on',
     })
   })
+
+  it('works with SESSION_ADMIN_TOKEN and sessions off (no SESSION_SECRET)', async () => {
+    const noSessions = createTokenApp({
+      config: { ...streamConfig({ limit: 1 }), session: { adminToken: STREAM_ADMIN } },
+      audit: () => {},
+    })
+    const listed = await noSessions.request(
+      'http://token.test/streams?sub=ann',
+      { headers: operator },
+      bindings,
+    )
+    expect(listed.status).toBe(200)
+    const unauthorized = await noSessions.request('http://token.test/streams?sub=ann', {}, bindings)
+    expect(unauthorized.status).toBe(401)
+  })
 })

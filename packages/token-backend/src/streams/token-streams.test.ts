@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { asViewer, streamApp } from '../../test/streams.ts'
+import { asViewer, streamApp, streamConfig } from '../../test/streams.ts'
 import { createTokenApp } from '../app.ts'
 import type { StreamTokenRecord } from '../token-route.ts'
 
@@ -263,6 +263,32 @@ describe('GET /token: one stream id on at most SESSION_MAX_NETWORKS networks', (
     expect(
       (await from(app, sub, crypto.randomUUID().replaceAll('-', ''), '198.51.100.1')).status,
     ).toBe(200)
+  })
+})
+
+describe('GET /token: the networks settings hold without SESSION_SECRET', () => {
+  it('SESSION_MAX_NETWORKS=3 admits a third network, SESSION_BINDING=none counts none, sessions off', async () => {
+    const { session: _, ...base } = streamConfig({ limit: 2 })
+    for (const [session, thirdStatus] of [
+      [{ maxNetworks: 3 }, 200],
+      [{ binding: 'none' as const, maxNetworks: 1 }, 200],
+      [{}, 409],
+    ] as const) {
+      const app = createTokenApp({ config: { ...base, session }, audit: () => {} })
+      const sub = viewer()
+      const id = crypto.randomUUID().replaceAll('-', '')
+      const from = async (ip: string) => {
+        const { headers } = await asViewer(sub)
+        return app.request(
+          `http://token.test/token?video=demo&stream=${id}`,
+          { headers: { ...headers, 'cf-connecting-ip': ip } },
+          env,
+        )
+      }
+      expect((await from('203.0.113.7')).status).toBe(200)
+      expect((await from('2001:db8:1:2::5')).status).toBe(200)
+      expect((await from('198.51.100.1')).status).toBe(thirdStatus)
+    }
   })
 })
 
