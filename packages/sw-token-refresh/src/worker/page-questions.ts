@@ -31,7 +31,8 @@ const UNOWNED_MS = 5000
 // A page holds a request during an outage up to its `maxOutageWaitMs` (30 s by default): asked
 // while the token is expired, it is given that long and a little more to answer (ms).
 const OUTAGE_ASK_MS = 35_000
-// While held, a page that answered at once with the same expired record is asked again after (ms).
+// While held, a page that answered at once with the same expired record is asked again after
+// this long, or the refresh timeout if shorter (ms).
 const OUTAGE_POLL_MS = 1000
 // A page that did not answer is not asked again for this long (ms).
 const QUIET_MS = 2000
@@ -96,9 +97,14 @@ export class PageQuestions {
     const holdUntil = now() + outageHoldMs
     while (expired() && now() < holdUntil) {
       if (signal.aborted) break
-      const before = slot.entry
+      const before = slot.entry.record.expires
       slot = (await this.owner(slot, question, clientId, OUTAGE_ASK_MS)) ?? slot
-      if (slot.entry === before) await new Promise((resolve) => setTimeout(resolve, OUTAGE_POLL_MS))
+      // the same record again (a new object each answer: compared by its expiry): pause, at
+      // most as long as a refresh may take
+      if (slot.entry.record.expires <= before)
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(OUTAGE_POLL_MS, this.#options.refreshTimeoutMs)),
+        )
     }
     return slot
   }

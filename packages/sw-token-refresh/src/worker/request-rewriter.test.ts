@@ -202,12 +202,40 @@ describe('RequestRewriter', () => {
     await time.advance(40_000) // longer than the page holds one answer (30 s): asked again
     expect(world.cdn.sent.length).toBe(sentBefore)
     page.backends.get('12345_demo')?.fail(0) // the backend is back
+    // the page answered the expired record again at 30 s: the worker asks anew after a pause
+    // of real time (the harness's refresh timeout, 200 ms), and the page holds that question
+    await new Promise((resolve) => setTimeout(resolve, 300))
     await time.advance(4000) // the next retry (every 1.5-3 s while playback waits)
     const result = await pending
     expect(result.status).toBe(200)
     expect(result.sent).toEqual([
       `/videos/12345_demo/${refresher.record.token}/${refresher.record.expires}/v0/seg_010.ts 200`,
     ])
+  })
+
+  it('a page that answers at once with the same expired record is asked again after a pause, not in a loop', async () => {
+    const page = world.page('tab-1')
+    const refresher = await page.open('12345_demo')
+    let asked = 0
+    const post = page.postMessage.bind(page)
+    page.postMessage = (message, transfer) => {
+      asked++
+      post(message, transfer)
+    }
+    // the refresher ends but the page still answers for its video, at once, with its last record
+    refresher.destroy()
+    time.jump(30_000)
+    const abort = new AbortController()
+    const request = world.worker.handle(
+      mediaRequest(new URL('v0/seg_001.ts', refresher.url).href, { signal: abort.signal }, 'video'),
+      'tab-1',
+    )
+    // 300 ms of real time: the pause between two questions is a real second
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const questions = asked
+    abort.abort()
+    await request?.catch(() => undefined)
+    expect(questions).toBeLessThanOrEqual(2)
   })
 
   it('an outage hold is bounded (outageHoldMs), and ends with the request when it is aborted', async () => {
