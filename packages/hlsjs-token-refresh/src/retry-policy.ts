@@ -44,7 +44,7 @@ export function recoveringPolicies(
     if (!isTokenRefusal(code) || !response?.url) return retry
     // every refusal goes to the refresher, past the budget too: when one resource is refused
     // with each fresh token, the last token's refusal is what tells it the CDN refuses them all
-    const recovers = refresher.recover(response.url)
+    const recovers = refresher.recover(response.url, code)
     return count < budget ? recovers : retry
   }
   const policies = {} as Pick<HlsConfig, PolicyName>

@@ -28,12 +28,12 @@ const fakePlayer = () => {
 describe('liveClock (loaded by shakaClockSync for live presentations)', () => {
   it("moves Shaka's clock by the change of server − client since load, not by the skew itself", async () => {
     const time = fakeTime()
-    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
     let clientAheadMs = 600_000 // 10 min fast from the start: Shaka loads on that clock
+    // the backend signs and dates on its own clock, the server's
+    const server = { now: () => time.clock.now() - clientAheadMs }
+    const backend = fakeTokenBackend({ clock: server, lifetime: 20 })
     const refresher = await TokenRefresher.create(
-      testRefreshOptions(time, async () =>
-        withServerDate(await backend.getToken(), time.clock.now() - clientAheadMs),
-      ),
+      testRefreshOptions(time, async () => withServerDate(await backend.getToken(), server.now())),
     )
     const { player, offsets } = fakePlayer()
     const clock = liveClock(player, refresher) // a live presentation has loaded

@@ -53,7 +53,7 @@ export function tokenRecovery(refresher: TokenRefresher): TokenRecovery {
       rejections.set(resource, count)
       // every refusal goes to the refresher, the last one too: when one resource is refused with
       // each fresh token, the third token's refusal is what tells it the CDN refuses them all
-      const recovers = refresher.recover(uri)
+      const recovers = refresher.recover(uri, Number(status))
       if (count > MAX_RECOVERY_RETRIES || !recovers) {
         rejections.delete(resource)
         event.preventDefault()

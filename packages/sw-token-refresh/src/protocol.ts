@@ -31,7 +31,7 @@ export type PageMessage =
 export type WorkerQuestion =
   | { kind: 'token-refresh:records' }
   | { kind: 'token-refresh:prepare'; url: string }
-  | { kind: 'token-refresh:recover'; url: string }
+  | { kind: 'token-refresh:recover'; url: string; status?: number }
 
 /** A page's answer: the entries it holds (`records`), or the owner's entry (`prepare`/`recover`). */
 export interface Answer {

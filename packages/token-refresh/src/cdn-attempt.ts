@@ -36,8 +36,8 @@ export interface AttemptHost {
   cdnOf(url: string): string | undefined
   /** Whether the token `url` carries is still valid (a refusal of it is then the CDN's fault). */
   fresh(url: string): boolean
-  /** The CDN refused the token of `url`: whether sending again can succeed (the refresher's `recover`). */
-  recover(url: string): boolean
+  /** The CDN refused the token of `url` with `status`: whether sending again can succeed (the refresher's `recover`). */
+  recover(url: string, status?: number): boolean
   /** The timers of the first-byte bound. */
   timers: Timers
   /** Token refusals after which a request fails (default `MAX_RECOVERY_RETRIES`). */
@@ -157,7 +157,7 @@ export class CdnAttempt {
     if (!recover || outcome === 'timeout' || !isTokenRefusal(outcome)) return undefined
     // every refusal goes to the refresher, past the budget too: the last token's refusal is what
     // tells it that the CDN refuses them all
-    const recovers = host.recover(url)
+    const recovers = host.recover(url, outcome)
     const budget = host.refusalRetries ?? MAX_RECOVERY_RETRIES
     return recovers && this.#refusals++ < budget ? 'refresh' : 'fail'
   }

@@ -24,6 +24,7 @@ export function proposeStreamId(): string {
  * call gets `tokenTimeoutMs` to answer: then its `signal` aborts (`fetchToken` passes it to
  * `fetch`) and it fails with a `TimeoutError`, so a backend that accepts the connection and never
  * answers is retried like one that is down, instead of parking every later refresh behind it.
+ * `ending` (a refresher's `destroy()`) aborts the call as well.
  * A `getToken` declared without a parameter cannot pass the stream on: under stream limits each
  * of its refreshes starts a new stream, which the backend counts (and may refuse) as another
  * playback: one console warning says so (its module loaded then).
@@ -43,9 +44,12 @@ export async function nextRecord(
     timers = systemTimers,
   }: Pick<TokenRefreshOptions, 'getToken' | 'tokenTimeoutMs' | 'timers'>,
   current?: TokenRecord,
+  ending?: AbortSignal,
 ): Promise<TokenRecord> {
   const stream = current?.stream
   const aborter = new AbortController()
+  // the refresher ended: its call is cancelled with it (fetchToken's request too)
+  ending?.addEventListener('abort', () => aborter.abort(ending.reason))
   const context: TokenContext = current
     ? stream
       ? { stream }

@@ -137,7 +137,13 @@ export class RefreshTimer implements TimerState {
     // a retry that a fetch under way replaces anyway is harmless: both end in renewed or failed
     if (this.failures === 0 || this.#handle === undefined || this.remainingMs > 0) return
     const delay = Math.max(backoffDelay(this.#settings, this), this.#askedUntil - this.now)
-    if (outageRetryIsLate(this.#settings, this, this.#dueAt) && this.now + delay < this.#dueAt)
+    // past its moment and not run: the timer was held back (a laptop asleep, whose timers do
+    // not count the sleep; a throttled tab)
+    const heldBack = this.#dueAt < this.now
+    if (
+      heldBack ||
+      (outageRetryIsLate(this.#settings, this, this.#dueAt) && this.now + delay < this.#dueAt)
+    )
       this.arm(delay)
   }
 

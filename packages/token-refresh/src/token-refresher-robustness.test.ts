@@ -56,6 +56,22 @@ describe('a getToken that never answers', () => {
   })
 })
 
+describe('a refresher destroyed', () => {
+  it('aborts the getToken call in flight, and refresh() calls getToken no more', async () => {
+    const { time, backend, refresher, errors } = await setup()
+    backend.fail(1, 'hang')
+    await time.advance(14_000) // the planned refresh: it hangs
+    const hung = backend.contexts[1] as TokenContext
+    refresher.destroy()
+    expect(hung.signal?.aborted).toBe(true)
+    const before = refresher.record
+    await expect(refresher.refresh()).resolves.toBe(before)
+    await time.advance(60_000)
+    expect(backend.calls).toBe(2)
+    expect(errors).toEqual([])
+  })
+})
+
 describe('records a refresher cannot use', () => {
   it('an entry of cdns that is not a URL pair with an id fails the fetch', () => {
     const time = fakeTime()

@@ -49,12 +49,16 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   readonly #cdns: VideoCdns
   /** Estimated server clock minus client clock (ms), from the last record with a `Date`. */
   #offset: number
+  /** A record came with the server's `Date`: `expired` is on the server's clock. */
+  #dated: boolean
   readonly #rejections = new RejectionTracker()
   /** The refresh under way; concurrent callers share it. */
   #inflight: Promise<TokenRecord> | undefined
   readonly #timer: RefreshTimer
   #leavePeers: (() => void) | undefined
   #destroyed = false
+  /** Aborted by {@link TokenRefresher.destroy}: cancels the `getToken` call in flight. */
+  readonly #ending = new AbortController()
   #refused: StreamLimitError | undefined // the backend refused the stream: no more fetches
   #onVisible = () => {
     if (!this.#settings.visibility?.hidden) this.#timer.wake()
@@ -98,6 +102,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
       failed: (error) => this.#report(error),
     })
     this.#offset = clockOffset(record, settings.clock, 0)
+    this.#dated = serverDateOf(record) !== undefined
     this.#timer = new RefreshTimer(settings, this, fetchedAt)
     this.#attempts = this.#cdns.attemptHost(this)
   }
@@ -261,8 +266,19 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   async prepare(url: string): Promise<string> {
     const pending = this.#refreshIfStale()
     const { maxOutageWaitMs, maxWaitMs, timers } = this.#settings
-    if (this.expired && !this.#destroyed && !this.#refused && this.owns(url)) {
-      // the expired token would only be refused: wait for the next record (bounded)
+    const waiting = this.#inflight !== undefined || this.#timer.failures > 0
+    // Expired on an unchecked clock (no Date ever came) with a record in hand: the viewer's
+    // clock may be the wrong one, so the request goes and the CDN decides.
+    if (
+      this.expired &&
+      (waiting || this.#dated) &&
+      !this.#destroyed &&
+      !this.#refused &&
+      this.owns(url)
+    ) {
+      // the expired token would only be refused: wait for the next record (bounded), fetched
+      // now if nothing is on the way (a record that came with less time than the lead)
+      if (!waiting) this.refresh().catch(() => undefined)
       this.#timer.demand()
       await this.#timer.held.hold(maxOutageWaitMs, timers)
     } else if (pending) {
@@ -278,14 +294,15 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    * on an older pair just needs the current one; a failure of the current token triggers one
    * refresh (once per token). When {@link MAX_REJECTED_TOKENS} tokens in a row are refused, the
    * CDN rejects every token: one {@link TokenRejectedError} is reported and every later call
-   * answers `false`, so the player fails in bounded time instead of looping.
+   * answers `false`, so the player fails in bounded time instead of looping. Given `status`, a
+   * `410` (the CDN says: expired) never counts towards that, whatever the viewer's clock says.
    *
    * @example
    * ```ts
-   * if ((status === 403 || status === 410) && refresher.recover(url)) retry()
+   * if ((status === 403 || status === 410) && refresher.recover(url, status)) retry()
    * ```
    */
-  recover(failedUrl: string): boolean {
+  recover(failedUrl: string, status?: number): boolean {
     const pair = findTokenPair(failedUrl)
     if (!pair || this.#destroyed || this.rejected || !this.owns(failedUrl)) return false
     // the URL's own CDN: a service worker fails over without telling the page's refresher
@@ -294,7 +311,10 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     this.#timer.demand()
     if (pair.token !== current || this.#inflight) return true
     const now = this.#settings.clock.now()
-    const verdict = this.#rejections.refused(current, { expired: this.expired, now })
+    // a 410 is the CDN's "expired", on its clock: a token of ours that looked valid means our
+    // clock is behind, not that the CDN refuses the secret
+    const expired = this.expired || status === 410
+    const verdict = this.#rejections.refused(current, { expired, now })
     if (verdict === 'give-up') this.#report(new TokenRejectedError(this.#rejections.inARow))
     if (verdict !== 'refresh') return false
     this.#single(() => this.#fetchReplacing(current, cdn)).catch(() => undefined)
@@ -323,6 +343,8 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    * ```
    */
   refresh(): Promise<TokenRecord> {
+    // ended: no call of getToken (under stream limits it would renew an ended stream)
+    if (this.#destroyed) return Promise.resolve(this.#record)
     return this.#single(() => this.#fetch())
   }
 
@@ -353,8 +375,12 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     if (this.#refused) throw this.#refused
     this.#timer.fetching()
     try {
-      const record = await nextRecord(this.#settings, this.#record)
+      const record = await nextRecord(this.#settings, this.#record, this.#ending.signal)
       if (this.#destroyed) return record
+      const issuedAt = serverDateOf(record)
+      // a stale cache or an absolute expire in the past: not a new token, a failed refresh
+      if (issuedAt !== undefined && record.expires * 1000 <= issuedAt)
+        throw new Error(`token backend answered an expired token (expires ${record.expires})`)
       this.#receive(record)
       this.#settings.peers?.share(record, this)
       return record
@@ -376,6 +402,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     this.#record = record
     void this.#cdns.follow(record)
     this.#offset = clockOffset(record, clock, this.#offset)
+    this.#dated ||= serverDateOf(record) !== undefined
     this.refreshCount++
     announceRecord(this, onTokenRefreshed, record)
     this.#timer.renewed()
@@ -388,9 +415,13 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     return this.#timer.due(this.stale) ? this.refresh() : undefined
   }
 
-  /** Stops every timer and listener; later refreshes and events are dropped. */
+  /**
+   * Stops every timer and listener and aborts a `getToken` call in flight (its context's
+   * `signal`); later refreshes and events are dropped, and `refresh()` calls nothing.
+   */
   destroy(): void {
     this.#destroyed = true
+    this.#ending.abort()
     this.#leavePeers?.()
     this.#leavePeers = undefined
     this.#cdns.stop()

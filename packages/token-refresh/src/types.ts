@@ -32,7 +32,10 @@ export interface TokenContext {
   stream?: string
   /** `stream` is the refresher's proposal (no record yet): `fetchToken` prefers the tab's last stream of the URL. */
   proposed?: boolean
-  /** Aborts when the call ran past `tokenTimeoutMs` (its reason a `TimeoutError`): give it to `fetch`. */
+  /**
+   * Aborts when the call ran past `tokenTimeoutMs` (its reason a `TimeoutError`) or the refresher
+   * was destroyed: give it to `fetch`.
+   */
   signal?: AbortSignal | null
 }
 

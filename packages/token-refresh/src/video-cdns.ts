@@ -110,7 +110,7 @@ export class VideoCdns {
     return {
       rewrite: (url) => refresher.rewrite(url),
       prepare: (url) => refresher.prepare(url),
-      recover: (url) => refresher.recover(url),
+      recover: (url, status) => refresher.recover(url, status),
       lane: () => this.#lane,
       cdnOf: (url) => this.cdnOf(url),
       // whether the token `url` carries is still valid, on the server's clock

@@ -108,7 +108,10 @@ export class TokenRefreshWorker {
     if (question.kind === 'token-refresh:records') return { entries: refreshers.map(entryOf) }
     const owner = refreshers.find((refresher) => refresher.owns(question.url))
     if (!owner) return { entries: [] }
-    const retry = question.kind === 'token-refresh:recover' ? owner.recover(question.url) : true
+    const retry =
+      question.kind === 'token-refresh:recover'
+        ? owner.recover(question.url, question.status)
+        : true
     // waits for a due refresh, or for the one recover() started (bounded by maxWaitMs)
     if (retry) await owner.prepare(question.url)
     return { entries: [entryOf(owner)], retry }

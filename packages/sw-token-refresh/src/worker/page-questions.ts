@@ -24,6 +24,8 @@ export interface PageQuestionsOptions {
 export interface OwnerQuestion {
   kind: 'token-refresh:prepare' | 'token-refresh:recover'
   url: string
+  /** A `recover`'s: the CDN's refusal (403, 410). */
+  status?: number
 }
 
 // Pages that said they protect no video of a host+path stay unasked for this long (ms).

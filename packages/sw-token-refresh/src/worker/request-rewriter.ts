@@ -139,8 +139,8 @@ export class RequestRewriter {
     }
     return this.#sender.attempt(request, this.#slots.attempt(slot, request.url), {
       // the page recovers the refused token; the request goes again when its record moves it
-      recovered: async (url) => {
-        const question = { kind: 'token-refresh:recover', url } as const
+      recovered: async (url, status) => {
+        const question = { kind: 'token-refresh:recover', url, status } as const
         const updated = await this.#pages.owner(slot, question, clientId)
         return updated !== undefined && updated.rewrite(url) !== url
       },

@@ -3,10 +3,10 @@ import type { CdnAttempt } from '@proj/token-refresh'
 /** What a sending that went to the CDN and back needs from the rewriter. */
 export interface SendingHooks {
   /**
-   * The CDN refused the token of `url` (the last sending) and the attempt says a new one can
-   * help: whether the page's recovery brought one (then the request goes again).
+   * The CDN refused the token of `url` (the last sending) with `status` and the attempt says a
+   * new one can help: whether the page's recovery brought one (then the request goes again).
    */
-  recovered(url: string): Promise<boolean>
+  recovered(url: string, status: number): Promise<boolean>
 }
 
 /**
@@ -51,7 +51,8 @@ export class RequestSender {
       // opaque answers (a CDN without CORS) say nothing about the CDN or the token
       const next = response.type === 'opaque' ? undefined : attempt.failed(response.status)
       const again =
-        next === 'resend' || (next === 'refresh' && (await hooks.recovered(attempt.url)))
+        next === 'resend' ||
+        (next === 'refresh' && (await hooks.recovered(attempt.url, response.status)))
       if (!again) return response
       // the failed answer is dropped: let its connection go instead of leaving the body unread
       response.body?.cancel().catch(() => undefined)
