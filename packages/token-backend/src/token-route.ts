@@ -27,6 +27,22 @@ export interface TokenRouteOptions {
   streams: StreamGate
 }
 
+const STREAM_ID = /^[A-Za-z0-9_-]{22,64}$/
+
+/**
+ * The `stream` a request names, when stream limits count it: 400 unless it has an id's form.
+ *
+ * @example
+ * ```ts
+ * streamIdOf('9f86d081884c7d659a2feaa0c55ad015') // '9f86d081884c7d659a2feaa0c55ad015'
+ * ```
+ */
+export function streamIdOf(stream: string | undefined): string | undefined {
+  if (stream !== undefined && !STREAM_ID.test(stream))
+    fail(400, 'stream must be 22 to 64 characters from A-Z, a-z, 0-9, _ and -')
+  return stream
+}
+
 /** The record of `GET /token` with stream limits on: the stream it belongs to after the rest. */
 export type StreamTokenRecord = TokenRecord & { stream?: string }
 
@@ -71,7 +87,10 @@ export function tokenRoute({ now, audit, admission, signersOf, streams }: TokenR
     const limits = config.streams
     if (c.req.method === 'HEAD') {
       // the checks of GET, not the ledger: a HEAD takes no slot (and so never hears 409)
-      if (limits !== undefined) streamViewer(viewer.subject)
+      if (limits !== undefined) {
+        streamViewer(viewer.subject)
+        streamIdOf(query.stream)
+      }
       return headAnswer<StreamTokenRecord>(c, nowMs)
     }
     // stream limits: admitted (or renewed) before anything is signed
@@ -81,7 +100,7 @@ export function tokenRoute({ now, audit, admission, signersOf, streams }: TokenR
         : await streams.pass(c, limits, {
             sub: streamViewer(viewer.subject),
             limit: streamLimitOf(limits, c.get('jwtPayload')),
-            id: query.stream,
+            id: streamIdOf(query.stream),
             // the client's own id when it names one this ledger does not know (a first /token
             // retried after its answer was lost, a reload resuming its stream): adopted, so the
             // retry renews what the lost answer admitted instead of counting a second stream

@@ -33,16 +33,9 @@ const viewerQuery = v.object(
     format: v.optional(
       v.pipe(v.string(once('format')), v.picklist(['hls', 'dash'], 'format must be hls or dash')),
     ),
-    // the stream this request continues (the previous record's `stream`), with stream limits on
-    stream: v.optional(
-      v.pipe(
-        v.string(once('stream')),
-        v.regex(
-          /^[A-Za-z0-9_-]{22,64}$/,
-          'stream must be 22 to 64 characters from A-Z, a-z, 0-9, _ and -',
-        ),
-      ),
-    ),
+    // the stream this request continues (the previous record's `stream`): its form is checked
+    // where stream limits use it (streamIdOf); with them off it is ignored like any other
+    stream: optionalOnce('stream'),
     client_ip: v.optional(
       v.pipe(
         v.string(once('client_ip')),

@@ -45,6 +45,9 @@ describe('GET /token without stream limits', () => {
     const body = await plain.text()
     expect(await given.text()).toBe(body)
     expect(Object.keys(JSON.parse(body))).toEqual(RECORD_FIELDS)
+    // whatever its form: with limits off the backend does not read it
+    const odd = await app.request('http://token.test/token?video=demo&stream=abc', {}, env)
+    expect(await odd.text()).toBe(body)
   })
 })
 
