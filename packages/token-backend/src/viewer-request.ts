@@ -155,7 +155,8 @@ export async function admitViewer(
   const decision = await (authorize ?? authorizerFor(config.auth))(c, query.video)
   if (!decision.allow) {
     // every 401 names how to authenticate (RFC 9110), an authorizer's own refusals too
-    if (decision.status === 401) c.header('WWW-Authenticate', 'Bearer realm="token"')
+    if (decision.status === 401 && !c.res.headers.has('WWW-Authenticate'))
+      c.header('WWW-Authenticate', 'Bearer realm="token"')
     fail(decision.status, decision.reason)
   }
   const address = viewerAddress(c)

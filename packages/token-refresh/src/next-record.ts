@@ -49,7 +49,8 @@ export async function nextRecord(
   const stream = current?.stream
   const aborter = new AbortController()
   // the refresher ended: its call is cancelled with it (fetchToken's request too)
-  ending?.addEventListener('abort', () => aborter.abort(ending.reason))
+  const end = () => aborter.abort(ending?.reason)
+  ending?.addEventListener('abort', end)
   const context: TokenContext = current
     ? stream
       ? { stream }
@@ -66,7 +67,10 @@ export async function nextRecord(
   const record = assertTokenRecord(
     // a getToken that throws before it returns a promise is a rejection too: the timer cleared
     await Promise.race([new Promise<TokenRecord>((ok) => ok(getToken(context))), late]).finally(
-      () => timers.clear(handle as TimerHandle),
+      () => {
+        timers.clear(handle as TimerHandle)
+        ending?.removeEventListener('abort', end)
+      },
     ),
   )
   if (record.stream && getToken.length === 0)

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { type EventHandler, eventsOnDemand, onDemand } from './on-demand.ts'
 
 /** Lets every settled promise's callbacks run. */
@@ -84,6 +84,7 @@ describe('eventsOnDemand', () => {
   })
 
   it('a failed import is tried again with the next event, nothing kept being lost', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
     const module = fakeModule()
     const events = eventsOnDemand(module.load)
     events('fatal', true)
@@ -91,8 +92,17 @@ describe('eventsOnDemand', () => {
     expect(module.loads).toBe(1) // no retry by itself (no timer)
     events('tokenrefreshed', false)
     expect(module.loads).toBe(2)
+    await module.fail()
+    events('error', true)
     await module.succeed()
-    expect(module.handled).toEqual(['fatal', 'tokenrefreshed'])
+    expect(module.handled).toEqual(['fatal', 'tokenrefreshed', 'error'])
+    // said once, not per failed try (a self-hosted copy that lacks the file says why it never loads)
+    expect(warn).toHaveBeenCalledTimes(1)
+    expect(warn).toHaveBeenCalledWith(
+      '[token-refresh] a module loaded on demand failed:',
+      expect.any(TypeError),
+    )
+    warn.mockRestore()
   })
 
   it('stop() before the module is in: it is stopped when it comes, and handed nothing', async () => {

@@ -56,6 +56,7 @@ export function eventsOnDemand<E>(load: () => Promise<EventHandler<E>>): Deferre
   /** The events since the first that needed the handler, while it is not in. */
   let kept: E[] | undefined
   let stopped = false
+  let warned = false
   const events = (event: E, starts: boolean) => {
     if (stopped) return
     if (handler) return handler.handle(event)
@@ -70,8 +71,11 @@ export function eventsOnDemand<E>(load: () => Promise<EventHandler<E>>): Deferre
         if (stopped) return loaded.stop()
         for (const one of kept?.splice(0) ?? []) loaded.handle(one)
       },
-      // tried again with the next event
-      () => undefined,
+      // tried again with the next event; said once (a copy of a script-tag build missing a file)
+      (error: unknown) => {
+        if (!warned) console.warn('[token-refresh] a module loaded on demand failed:', error)
+        warned = true
+      },
     )
   }
   events.stop = () => {

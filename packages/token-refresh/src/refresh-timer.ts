@@ -8,7 +8,11 @@ import {
   type TimerState,
   timerDelay,
 } from './refresh-schedule.ts'
-import { MAX_RETRY_AFTER_MS, type RefreshSettings } from './refresh-settings.ts'
+import {
+  MAX_RETRY_AFTER_MS,
+  MIN_REFRESH_INTERVAL_MS,
+  type RefreshSettings,
+} from './refresh-settings.ts'
 import type { TimerHandle } from './types.ts'
 
 /** What a {@link RefreshTimer} reads from its refresher (a `TokenRefresher`), and asks of it. */
@@ -137,9 +141,9 @@ export class RefreshTimer implements TimerState {
     // a retry that a fetch under way replaces anyway is harmless: both end in renewed or failed
     if (this.failures === 0 || this.#handle === undefined || this.remainingMs > 0) return
     const delay = Math.max(backoffDelay(this.#settings, this), this.#askedUntil - this.now)
-    // past its moment and not run: the timer was held back (a laptop asleep, whose timers do
-    // not count the sleep; a throttled tab)
-    const heldBack = this.#dueAt < this.now
+    // past its moment by more than a timer's jitter and not run: the timer was held back (a
+    // laptop asleep, whose timers do not count the sleep; a throttled tab)
+    const heldBack = this.now - this.#dueAt > MIN_REFRESH_INTERVAL_MS
     if (
       heldBack ||
       (outageRetryIsLate(this.#settings, this, this.#dueAt) && this.now + delay < this.#dueAt)

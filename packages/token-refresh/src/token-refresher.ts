@@ -265,6 +265,8 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    */
   async prepare(url: string): Promise<string> {
     const pending = this.#refreshIfStale()
+    // its failure is reported and retried by the refresher; a request that waits on it just goes
+    pending?.catch(() => undefined)
     const { maxOutageWaitMs, maxWaitMs, timers } = this.#settings
     const waiting = this.#inflight !== undefined || this.#timer.failures > 0
     // Expired on an unchecked clock (no Date ever came) with a record in hand: the viewer's
@@ -276,10 +278,11 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
       !this.#refused &&
       this.owns(url)
     ) {
-      // the expired token would only be refused: wait for the next record (bounded), fetched
-      // now if nothing is on the way (a record that came with less time than the lead)
-      if (!waiting) this.refresh().catch(() => undefined)
+      // the expired token would only be refused: wait for the next record (bounded); with
+      // nothing on the way (a record that came with less time than the lead), one is retried
+      // at the outage pace, as after a failed refresh
       this.#timer.demand()
+      if (!waiting) this.#timer.failed(undefined)
       await this.#timer.held.hold(maxOutageWaitMs, timers)
     } else if (pending) {
       await waitAtMost(pending, maxWaitMs, timers)

@@ -75,4 +75,28 @@ describe('what runs after a failure, loaded on demand', () => {
     watch.stop()
     refresher.destroy()
   })
+
+  it('a 410 (the CDN says: expired) of a fresh token is a clock behind the CDN’s, not a give-up', async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+    const { player, errors } = fakePlayer()
+    const onError = vi.fn()
+    const watch = watchFailures(player, refresher, onError, { type: 'application/x-mpegURL' })
+    const segment = (token: string) =>
+      `https://cdn.test/videos/12345_demo/${token}/${refresher.record.expires}/v0/seg_001.ts`
+    module.open()
+    const refused = refresher.token
+    watch.observe(segment(refused), 410, false)
+    expect(refresher.recover(segment(refused), 410)).toBe(true)
+    await time.advance(0)
+    expect(refresher.token).not.toBe(refused)
+    watch.observe(segment(refresher.token), 410, true)
+    await vi.waitFor(() => expect(module.loads).toBeGreaterThanOrEqual(1))
+    await time.advance(100)
+    expect(errors).toEqual([])
+    expect(onError).not.toHaveBeenCalled()
+    watch.stop()
+    refresher.destroy()
+  })
 })

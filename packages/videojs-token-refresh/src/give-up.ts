@@ -103,7 +103,8 @@ export function failOnTokenRejection(
   }
   const observe = (url: string, status: number, final: boolean) => {
     if (failed || refresher.rejected || !token || !carries(url, token)) return
-    if (!isTokenRefusal(status)) {
+    // a 410 is the CDN's "expired": a clock behind the CDN's, not a CDN that refuses the secret
+    if (!isTokenRefusal(status) || status === 410) {
       // the CDN takes this token: whatever was refused before was not about the secret
       if (status >= 200 && status < 300) {
         freshAfterRefusal = false
