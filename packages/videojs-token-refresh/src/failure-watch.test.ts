@@ -37,16 +37,22 @@ const fakePlayer = () => {
   return { player: player as unknown as RevivablePlayer & FailingPlayer, errors }
 }
 
+/** A refresher on a fake clock, a player, and the watch of both; `segment` names a URL of `token`. */
+const watched = async () => {
+  const time = fakeTime()
+  const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+  const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
+  const { player, errors } = fakePlayer()
+  const onError = vi.fn()
+  const watch = watchFailures(player, refresher, onError, { type: 'application/x-mpegURL' })
+  const segment = (token: string) =>
+    `https://cdn.test/videos/12345_demo/${token}/${refresher.record.expires}/v0/seg_001.ts`
+  return { time, refresher, errors, onError, watch, segment }
+}
+
 describe('what runs after a failure, loaded on demand', () => {
   it('not loaded while all goes well; in late, it still hears each refusal with its token', async () => {
-    const time = fakeTime()
-    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
-    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
-    const { player, errors } = fakePlayer()
-    const onError = vi.fn()
-    const watch = watchFailures(player, refresher, onError, { type: 'application/x-mpegURL' })
-    const segment = (token: string) =>
-      `https://cdn.test/videos/12345_demo/${token}/${refresher.record.expires}/v0/seg_001.ts`
+    const { time, refresher, errors, onError, watch, segment } = await watched()
     // playing well across two refreshes: nothing to load
     for (let second = 0; second < 40; second++) {
       watch.observe(segment(refresher.token), 200, false)
@@ -77,14 +83,7 @@ describe('what runs after a failure, loaded on demand', () => {
   })
 
   it('a 410 (the CDN says: expired) of a fresh token is a clock behind the CDN’s, not a give-up', async () => {
-    const time = fakeTime()
-    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
-    const refresher = await TokenRefresher.create(testRefreshOptions(time, backend.getToken))
-    const { player, errors } = fakePlayer()
-    const onError = vi.fn()
-    const watch = watchFailures(player, refresher, onError, { type: 'application/x-mpegURL' })
-    const segment = (token: string) =>
-      `https://cdn.test/videos/12345_demo/${token}/${refresher.record.expires}/v0/seg_001.ts`
+    const { time, refresher, errors, onError, watch, segment } = await watched()
     module.open()
     const refused = refresher.token
     watch.observe(segment(refused), 410, false)
