@@ -181,6 +181,23 @@ export function leadProblem(
 }
 
 /**
+ * Checks a lead of `leadSeconds` against the first record's lifetime: a {@link leadProblem}
+ * warns, and throws when fatal and `dated` (the lifetime measured on the server's clock; on
+ * the viewer's, which may be wrong by hours, refusing would break playback).
+ *
+ * @throws RangeError when the lead is not below a lifetime measured on the server's clock.
+ * @example
+ * ```ts
+ * checkLead(10, record.expires - refresher.serverNow() / 1000, serverDateOf(record) !== undefined)
+ * ```
+ */
+export function checkLead(leadSeconds: number, lifetimeSeconds: number, dated: boolean): void {
+  const problem = leadProblem(leadSeconds, lifetimeSeconds)
+  if (problem?.fatal && dated) throw new RangeError(problem.message)
+  if (problem) console.warn(`[token-refresh] ${problem.message}`)
+}
+
+/**
  * The `cdn` options with {@link CDN_FAILOVER_DEFAULTS} applied.
  *
  * @throws RangeError when `cooldownMs` or `timeoutMs` is not > 0.

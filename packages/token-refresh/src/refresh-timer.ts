@@ -78,10 +78,27 @@ export class RefreshTimer implements TimerState {
     return this.#owner.expiresAt - this.now
   }
 
-  /** The first record is in: plans its refresh and arms the timer. */
+  /** The page became visible: what its throttling held back runs ({@link wake}). */
+  readonly #onVisible = () => {
+    if (!this.#settings.visibility?.hidden) this.wake()
+  }
+
+  /** The first record is in: plans its refresh, arms the timer, and wakes with the page. */
   start(): void {
+    this.#settings.visibility?.addEventListener('visibilitychange', this.#onVisible)
     this.#plan()
     this.arm()
+  }
+
+  /**
+   * A request waits for the next record, the token having expired (at most `maxOutageWaitMs`).
+   * With nothing `onTheWay` (a record that came with less time than the lead), one is retried
+   * at the outage pace, as after a failed refresh.
+   */
+  awaitRecord(onTheWay: boolean): Promise<void> {
+    this.demand()
+    if (!onTheWay) this.failed(undefined)
+    return this.held.hold(this.#settings.maxOutageWaitMs, this.#settings.timers)
   }
 
   /** A `getToken` call starts now (the rate bound counts from here). */
@@ -172,6 +189,7 @@ export class RefreshTimer implements TimerState {
   /** Stops the timer for good; held requests go. */
   stop(): void {
     this.#stopped = true
+    this.#settings.visibility?.removeEventListener('visibilitychange', this.#onVisible)
     this.held.releaseAll()
     if (this.#handle !== undefined) this.#settings.timers.clear(this.#handle)
     this.#handle = undefined

@@ -7,6 +7,8 @@ export type RefusalVerdict = 'refresh' | 'spent' | 'give-up'
 export interface Refusal {
   /** The refused token had expired: no news about the CDN. */
   expired: boolean
+  /** The CDN's status, when known: a 410 is its "expired", whatever our clock says. */
+  status?: number | undefined
   /** The refresher's clock, ms. */
   now: number
 }
@@ -40,12 +42,14 @@ export class RejectionTracker {
    * The CDN refused `token`, the current one: `refresh` the first time for this token,
    * `spent` after that (and after giving up), `give-up` once, when this makes
    * {@link MAX_REJECTED_TOKENS} in a row. An
-   * expired token refused is no news about the CDN, so it does not count towards giving up.
+   * expired token refused is no news about the CDN, so it does not count towards giving up; nor
+   * does a 410, the CDN's "expired" on its own clock (a token of ours that looked valid: our
+   * clock is behind, the CDN does not refuse the secret).
    */
-  refused(token: string, { expired, now }: Refusal): RefusalVerdict {
+  refused(token: string, { expired, status, now }: Refusal): RefusalVerdict {
     if (this.gaveUp || this.#refreshedFor === token) return 'spent'
     this.#refreshedFor = token
-    if (expired) return 'refresh'
+    if (expired || status === 410) return 'refresh'
     if (now - this.#currentSince > REFUSAL_RUN_MS) this.inARow = 0
     if (++this.inARow >= MAX_REJECTED_TOKENS) {
       this.gaveUp = true

@@ -1,20 +1,19 @@
 import { findTokenPair } from '@proj/signing/url'
 import { type AttemptHost, CdnAttempt } from './cdn-attempt.ts'
-import { clockOffset, retryAfterOf, serverDateOf } from './fetch-token.ts'
+import { retryAfterOf } from './fetch-token.ts'
 import { waitAtMost } from './held-requests.ts'
 import { nextRecord } from './next-record.ts'
 import { isStreamRefusal, TokenRejectedError } from './recovery.ts'
-import { leadProblem, type RefreshSettings, resolveRefreshSettings } from './refresh-settings.ts'
+import { checkLead, type RefreshSettings, resolveRefreshSettings } from './refresh-settings.ts'
 import { RefreshTimer } from './refresh-timer.ts'
 import { RejectionTracker } from './rejection-tracker.ts'
+import { assertUnexpired, ServerClock } from './server-clock.ts'
+import { replacingFetch, SingleFetch } from './single-fetch.ts'
 import type { StreamLimitError } from './stream-limit.ts'
 import type { TokenPeer } from './token-peers.ts'
 import { announceRecord, RefresherEventTarget, reportError } from './token-refresher-events.ts'
 import type { CdnFailure, TokenRecord, TokenRefreshOptions } from './types.ts'
 import { VideoCdns } from './video-cdns.ts'
-
-/** Backends sign by the second: a token fetched a second later differs from the one before. */
-const ONE_SECOND_MS = 1000
 
 /**
  * Keeps the current token record of one video and the player's URLs on it (spec 4.15): the
@@ -47,22 +46,16 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
   #record: TokenRecord
   /** The record's CDNs: which one a URL is on, which one is in use (the lane, several only). */
   readonly #cdns: VideoCdns
-  /** Estimated server clock minus client clock (ms), from the last record with a `Date`. */
-  #offset: number
-  /** A record came with the server's `Date`: `expired` is on the server's clock. */
-  #dated: boolean
+  /** The server's clock, as the records' `Date` tell it. */
+  readonly #server: ServerClock
   readonly #rejections = new RejectionTracker()
   /** The refresh under way; concurrent callers share it. */
-  #inflight: Promise<TokenRecord> | undefined
+  readonly #fetches = new SingleFetch()
   readonly #timer: RefreshTimer
   #leavePeers: (() => void) | undefined
-  #destroyed = false
   /** Aborted by {@link TokenRefresher.destroy}: cancels the `getToken` call in flight. */
   readonly #ending = new AbortController()
   #refused: StreamLimitError | undefined // the backend refused the stream: no more fetches
-  #onVisible = () => {
-    if (!this.#settings.visibility?.hidden) this.#timer.wake()
-  }
   /** What this video's attempts ask of the refresher. */
   readonly #attempts: AttemptHost
 
@@ -83,13 +76,10 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     const record = await nextRecord(settings)
     const refresher = new TokenRefresher(settings, record, fetchedAt)
     const lifetime = record.expires - refresher.serverNow() / 1000
-    const problem = leadProblem(options.refreshLeadSeconds, lifetime)
-    // Without the server's Date the lifetime is measured on the viewer's clock, which may be
-    // wrong by hours: only a warning then, as refusing would break playback.
-    if (problem?.fatal && serverDateOf(record) !== undefined) throw new RangeError(problem.message)
-    if (problem) console.warn(`[token-refresh] ${problem.message}`)
+    checkLead(options.refreshLeadSeconds, lifetime, refresher.#server.known)
     await refresher.#cdns.follow(record)
-    refresher.#start()
+    refresher.#leavePeers = settings.peers?.join(record, refresher)
+    refresher.#timer.start()
     return refresher
   }
 
@@ -101,16 +91,9 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
       changed: (change) => this.dispatchEvent(new CustomEvent('cdnchange', { detail: change })),
       failed: (error) => this.#report(error),
     })
-    this.#offset = clockOffset(record, settings.clock, 0)
-    this.#dated = serverDateOf(record) !== undefined
+    this.#server = new ServerClock(settings.clock, record)
     this.#timer = new RefreshTimer(settings, this, fetchedAt)
     this.#attempts = this.#cdns.attemptHost(this)
-  }
-
-  #start(): void {
-    this.#settings.visibility?.addEventListener('visibilitychange', this.#onVisible)
-    this.#leavePeers = this.#settings.peers?.join(this.#record, this)
-    this.#timer.start()
   }
 
   /** The current record. */
@@ -136,7 +119,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
 
   /** The server's clock as estimated from the last `Date` header (ms). */
   serverNow(): number {
-    return this.#settings.clock.now() + this.#offset
+    return this.#server.now()
   }
 
   /** When the token enters its lead window, on the viewer's clock (ms): for a service worker. */
@@ -146,7 +129,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
 
   /** When the token expires, on the viewer's clock (ms): what a service worker holds against. */
   get expiresAt(): number {
-    return this.#record.expires * 1000 - this.#offset
+    return this.#server.local(this.#record.expires * 1000)
   }
 
   /** Whether the current token is inside its lead window (or expired) on the server's clock. */
@@ -169,7 +152,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
 
   /** Whether {@link TokenRefresher.destroy} was called: nothing is refreshed from then on. */
   get destroyed(): boolean {
-    return this.#destroyed
+    return this.#ending.signal.aborted
   }
 
   /** The id of the CDN requests go to; `undefined` with one CDN (records without `cdns`). */
@@ -267,23 +250,19 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     const pending = this.#refreshIfStale()
     // its failure is reported and retried by the refresher; a request that waits on it just goes
     pending?.catch(() => undefined)
-    const { maxOutageWaitMs, maxWaitMs, timers } = this.#settings
-    const waiting = this.#inflight !== undefined || this.#timer.failures > 0
+    const { maxWaitMs, timers } = this.#settings
+    const waiting = this.#fetches.current !== undefined || this.#timer.failures > 0
     // Expired on an unchecked clock (no Date ever came) with a record in hand: the viewer's
     // clock may be the wrong one, so the request goes and the CDN decides.
     if (
       this.expired &&
-      (waiting || this.#dated) &&
-      !this.#destroyed &&
+      (waiting || this.#server.known) &&
+      !this.destroyed &&
       !this.#refused &&
       this.owns(url)
     ) {
-      // the expired token would only be refused: wait for the next record (bounded); with
-      // nothing on the way (a record that came with less time than the lead), one is retried
-      // at the outage pace, as after a failed refresh
-      this.#timer.demand()
-      if (!waiting) this.#timer.failed(undefined)
-      await this.#timer.held.hold(maxOutageWaitMs, timers)
+      // the expired token would only be refused: wait for the next record (bounded)
+      await this.#timer.awaitRecord(waiting)
     } else if (pending) {
       await waitAtMost(pending, maxWaitMs, timers)
     }
@@ -307,34 +286,28 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    */
   recover(failedUrl: string, status?: number): boolean {
     const pair = findTokenPair(failedUrl)
-    if (!pair || this.#destroyed || this.rejected || !this.owns(failedUrl)) return false
+    if (!pair || this.destroyed || this.rejected || !this.owns(failedUrl)) return false
     // the URL's own CDN: a service worker fails over without telling the page's refresher
     const cdn = this.#cdns.cdnOf(failedUrl)
     const current = this.#cdns.tokenOf(cdn)
     this.#timer.demand()
-    if (pair.token !== current || this.#inflight) return true
+    if (pair.token !== current || this.#fetches.current) return true
     const now = this.#settings.clock.now()
-    // a 410 is the CDN's "expired", on its clock: a token of ours that looked valid means our
-    // clock is behind, not that the CDN refuses the secret
-    const expired = this.expired || status === 410
-    const verdict = this.#rejections.refused(current, { expired, now })
+    const verdict = this.#rejections.refused(current, { expired: this.expired, status, now })
     if (verdict === 'give-up') this.#report(new TokenRejectedError(this.#rejections.inARow))
     if (verdict !== 'refresh') return false
-    this.#single(() => this.#fetchReplacing(current, cdn)).catch(() => undefined)
+    this.#fetches
+      .run(() =>
+        replacingFetch(
+          () => this.#fetch(),
+          // a token of the same second is the refused one again
+          () => this.#cdns.tokenOf(cdn) === current,
+          () => this.destroyed,
+          this.#settings.timers,
+        ),
+      )
+      .catch(() => undefined)
     return true
-  }
-
-  /**
-   * A refresh for the refused token `refused` of CDN `cdn`. Backends sign by the second: a token
-   * fetched within the refused one's second is that token again: then once more, a second later.
-   */
-  async #fetchReplacing(refused: string, cdn: string | undefined): Promise<TokenRecord> {
-    const record = await this.#fetch()
-    if (this.#cdns.tokenOf(cdn) !== refused || this.#destroyed) return record
-    await new Promise((resolve) =>
-      this.#settings.timers.set(() => resolve(undefined), ONE_SECOND_MS),
-    )
-    return this.#destroyed ? record : this.#fetch()
   }
 
   /**
@@ -347,16 +320,8 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    */
   refresh(): Promise<TokenRecord> {
     // ended: no call of getToken (under stream limits it would renew an ended stream)
-    if (this.#destroyed) return Promise.resolve(this.#record)
-    return this.#single(() => this.#fetch())
-  }
-
-  /** Starts `work` unless a fetch is in flight, whose promise is then shared: one at a time. */
-  #single(work: () => Promise<TokenRecord>): Promise<TokenRecord> {
-    this.#inflight ??= work().finally(() => {
-      this.#inflight = undefined
-    })
-    return this.#inflight
+    if (this.destroyed) return Promise.resolve(this.#record)
+    return this.#fetches.run(() => this.#fetch())
   }
 
   /**
@@ -369,7 +334,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    * ```
    */
   receive(record: TokenRecord): void {
-    if (this.#destroyed || this.#refused || record.expires <= this.#record.expires) return
+    if (this.destroyed || this.#refused || record.expires <= this.#record.expires) return
     this.#receive(record)
   }
 
@@ -379,16 +344,13 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     this.#timer.fetching()
     try {
       const record = await nextRecord(this.#settings, this.#record, this.#ending.signal)
-      if (this.#destroyed) return record
-      const issuedAt = serverDateOf(record)
-      // a stale cache or an absolute expire in the past: not a new token, a failed refresh
-      if (issuedAt !== undefined && record.expires * 1000 <= issuedAt)
-        throw new Error(`token backend answered an expired token (expires ${record.expires})`)
+      if (this.destroyed) return record
+      assertUnexpired(record)
       this.#receive(record)
       this.#settings.peers?.share(record, this)
       return record
     } catch (error) {
-      if (this.#destroyed) throw error
+      if (this.destroyed) throw error
       if (isStreamRefusal(error)) this.#refused = error
       this.#report(error)
       // terminal, like a give-up: no retry, no more refreshes (nor records from peers)
@@ -404,8 +366,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     this.#rejections.replaced(this.token, clock.now())
     this.#record = record
     void this.#cdns.follow(record)
-    this.#offset = clockOffset(record, clock, this.#offset)
-    this.#dated ||= serverDateOf(record) !== undefined
+    this.#server.take(record)
     this.refreshCount++
     announceRecord(this, onTokenRefreshed, record)
     this.#timer.renewed()
@@ -413,8 +374,8 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
 
   /** Refreshes now when the token is stale and the rate bound allows (no retry is pending). */
   #refreshIfStale(): Promise<TokenRecord> | undefined {
-    if (this.#destroyed || this.#refused) return undefined
-    if (this.#inflight) return this.#inflight
+    if (this.destroyed || this.#refused) return undefined
+    if (this.#fetches.current) return this.#fetches.current
     return this.#timer.due(this.stale) ? this.refresh() : undefined
   }
 
@@ -423,13 +384,11 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    * `signal`); later refreshes and events are dropped, and `refresh()` calls nothing.
    */
   destroy(): void {
-    this.#destroyed = true
     this.#ending.abort()
     this.#leavePeers?.()
     this.#leavePeers = undefined
     this.#cdns.stop()
     this.#timer.stop()
-    this.#settings.visibility?.removeEventListener('visibilitychange', this.#onVisible)
   }
 
   #report(error: unknown): void {
