@@ -5,12 +5,7 @@
  */
 import type { Server } from 'node:http'
 import type { Duplex } from 'node:stream'
-
-const JSON_HEADERS = {
-  'content-type': 'application/json',
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-}
+import { JSON_ANSWER_HEADERS } from './response-headers.ts'
 
 /**
  * `@hono/node-server`'s `errorHandler` for a request it could not build (a backslash in the
@@ -26,7 +21,7 @@ export function unparsableRequest(error: unknown): Response {
   const reason = error instanceof Error && error.name === 'RequestError' ? error.message : ''
   return Response.json(
     { error: reason ? `bad request: ${reason.toLowerCase()}` : 'bad request' },
-    { status: 400, headers: JSON_HEADERS },
+    { status: 400, headers: JSON_ANSWER_HEADERS },
   )
 }
 
@@ -45,7 +40,7 @@ export function withoutHost(env: unknown): Response | undefined {
   if (incoming?.httpVersion !== '1.1' || incoming.headers?.host !== undefined) return undefined
   return Response.json(
     { error: 'bad request: missing host header' },
-    { status: 400, headers: JSON_HEADERS },
+    { status: 400, headers: JSON_ANSWER_HEADERS },
   )
 }
 
@@ -85,7 +80,9 @@ export function answerClientErrors(server: Server): void {
         'malformed HTTP request',
       ]
       const body = JSON.stringify({ error: message })
-      const head = Object.entries(JSON_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`)
+      const head = Object.entries(JSON_ANSWER_HEADERS).map(
+        ([name, value]) => `${name}: ${value}\r\n`,
+      )
       socket.end(
         `HTTP/1.1 ${status} ${text}\r\n${head.join('')}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
       )

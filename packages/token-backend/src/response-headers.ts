@@ -18,6 +18,17 @@ export function requestIdOf(c: Context): string {
 }
 
 /**
+ * The headers of every JSON answer but its request id: also those of an answer made before
+ * the app runs (a request the Node server cannot parse).
+ */
+export const JSON_ANSWER_HEADERS = {
+  'content-type': 'application/json',
+  // tokens and errors alike are per request: never cached by a browser or a proxy
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+} as const
+
+/**
  * The headers every answer carries, as a plain object: `new Response(body, { headers })` with
  * a plain object is what a server adapter writes without building a `Headers` first, which
  * `c.header()` would (a third of the endpoint's cost on Node, BENCHMARKS.md).
@@ -28,13 +39,7 @@ export function requestIdOf(c: Context): string {
  * ```
  */
 export function answerHeaders(c: Context<TokenAppEnv>): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    // tokens and errors alike are per request: never cached by a browser or a proxy
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'x-request-id': c.get('requestId'),
-  }
+  return { ...JSON_ANSWER_HEADERS, 'x-request-id': c.get('requestId') }
 }
 
 /**
