@@ -78,7 +78,11 @@ async function admittedSession(
   // a session is a stream of its viewer: each leaf renews it (at most one write a second per
   // instance); an evicted or ended one is refused, an idle one comes back if there is room
   const limits = config.streams
-  if (limits !== undefined && claims.sub !== undefined) {
+  if (
+    limits !== undefined &&
+    claims.sub !== undefined &&
+    !lane.streams.renewedWithin(claims.sub, claims.sid, STREAM_RENEWAL_THROTTLE_MS)
+  ) {
     const nowMs = lane.now()
     await lane.streams.pass(c, limits, {
       sub: claims.sub,

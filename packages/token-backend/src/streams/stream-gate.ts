@@ -196,6 +196,16 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
     storeOf,
     pass,
 
+    /**
+     * Whether this instance had the store's word that `sub`'s stream `id` is active less than
+     * `throttleMs` ago: a session's leaf then has nothing to write, and skips {@link pass} (one
+     * lookup, nothing awaited: the leaves of a playing session pay no more than that).
+     */
+    renewedWithin(sub: string, id: string, throttleMs: number): boolean {
+      const known = seen.get(key(sub, id))
+      return known !== undefined && now() - known.atMs < throttleMs
+    },
+
     /** Forgets what this instance remembers of `sub`'s stream `id` (the operator ended it). */
     forget(sub: string, id: string): void {
       seen.delete(key(sub, id))
