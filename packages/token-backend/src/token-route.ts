@@ -78,19 +78,19 @@ export function tokenRoute({ now, audit, admission, signersOf, streams }: TokenR
     // one reading of the clock: the record, its audit line and the Date header agree
     const nowMs = now()
     const query = c.req.valid('query')
+    const limits = config.streams
+    // with limits on, a malformed stream is refused as a malformed video is: before the viewer is
+    // admitted (no authorization call, no rate-limit slot spent on a request that cannot succeed)
+    const streamId = limits === undefined ? undefined : streamIdOf(query.stream)
     const viewer = await admitViewer(c, query, admission)
     const request = resolveTokenRequest(
       config.signing,
       { video: query.video, type: query.type, expire: query.expire, clientIp: viewer.clientIp },
       Math.floor(nowMs / 1000),
     )
-    const limits = config.streams
     if (c.req.method === 'HEAD') {
       // the checks of GET, not the ledger: a HEAD takes no slot (and so never hears 409)
-      if (limits !== undefined) {
-        streamViewer(viewer.subject)
-        streamIdOf(query.stream)
-      }
+      if (limits !== undefined) streamViewer(viewer.subject)
       return headAnswer<StreamTokenRecord>(c, nowMs)
     }
     // stream limits: admitted (or renewed) before anything is signed
@@ -100,7 +100,7 @@ export function tokenRoute({ now, audit, admission, signersOf, streams }: TokenR
         : await streams.pass(c, limits, {
             sub: streamViewer(viewer.subject),
             limit: streamLimitOf(limits, c.get('jwtPayload')),
-            id: streamIdOf(query.stream),
+            id: streamId,
             // the client's own id when it names one this ledger does not know (a first /token
             // retried after its answer was lost, a reload resuming its stream): adopted, so the
             // retry renews what the lost answer admitted instead of counting a second stream

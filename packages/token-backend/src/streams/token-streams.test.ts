@@ -165,6 +165,12 @@ describe('GET /token with STREAM_LIMIT=2 (reject-newest)', () => {
     })
     const malformed = await token(app, viewer(), '&stream=short')
     expect(malformed.status).toBe(400)
+    expect(await malformed.json()).toEqual({
+      error: 'stream must be 22 to 64 characters from A-Z, a-z, 0-9, _ and -',
+    })
+    // checked before the viewer, as the video is: a bad request is not worth an authorization
+    const unauthorized = await app.request('http://token.test/token?video=demo&stream=short')
+    expect(unauthorized.status).toBe(400)
     const anonymousHead = await app.request('http://token.test/token?video=demo', {
       ...(await asViewer(undefined)),
       method: 'HEAD',
