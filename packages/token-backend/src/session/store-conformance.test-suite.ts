@@ -10,7 +10,9 @@ export interface StoreClock {
   now(): number
   /**
    * Moves the store's time forward by `seconds` and lets whatever the store runs on time
-   * (a sweep, an alarm, a TTL) happen: a fake clock, alarms run by hand, or a real wait.
+   * (a sweep, an alarm, a TTL) happen: a fake clock, alarms run by hand, or a real wait. A clock
+   * that follows real time should land at the start of the target second: the expiry tests ask
+   * the store within one second and check, afterwards, that they did.
    */
   advance(seconds: number): Promise<void>
   /**
