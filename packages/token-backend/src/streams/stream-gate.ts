@@ -69,6 +69,12 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
   // `${sub}\n${id}` → when this instance last had the store's word that the stream is active
   const seen = new LruMap<string, { atMs: number; lease: StreamLease }>(REMEMBERED)
   const key = (sub: string, id: string) => `${sub}\n${id}`
+  // the throttle's one rule: this instance had the store's word less than `throttleMs` ago
+  const renewedSince = (
+    known: { atMs: number } | undefined,
+    nowMs: number,
+    throttleMs: number,
+  ): boolean => known !== undefined && nowMs - known.atMs < throttleMs
   // the renewals on their way to the store, by stream (at most one per stream)
   const renewing = new Map<string, Promise<StreamLease>>()
 
@@ -108,7 +114,7 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
     const recall = () => (id === undefined ? undefined : seen.get(key(sub, id)))
     const known = ask.throttleMs === undefined ? undefined : recall()
     if (known !== undefined && ask.throttleMs !== undefined) {
-      if (nowMs - known.atMs < ask.throttleMs) return known.lease
+      if (renewedSince(known, nowMs, ask.throttleMs)) return known.lease
       // the leaves that come while this stream's renewal is on its way share its answer: a
       // player's parallel requests make one write, not one each
       const pending = renewing.get(key(sub, known.lease.id))
@@ -202,8 +208,7 @@ export function streamGate({ now, audit, store }: StreamGateOptions) {
      * lookup, nothing awaited: the leaves of a playing session pay no more than that).
      */
     renewedWithin(sub: string, id: string, throttleMs: number): boolean {
-      const known = seen.get(key(sub, id))
-      return known !== undefined && now() - known.atMs < throttleMs
+      return renewedSince(seen.get(key(sub, id)), now(), throttleMs)
     },
 
     /** Forgets what this instance remembers of `sub`'s stream `id` (the operator ended it). */
