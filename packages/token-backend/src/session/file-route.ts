@@ -197,11 +197,11 @@ export function fileRoute(lane: SessionLane) {
       // Several CDNs: those due for a probe are probed with this very leaf. The serving CDN's
       // probe is waited for, by this leaf and by those that come while it runs (one round trip
       // a second; a hang, the probe timeout), so that the leaves that find a failure already go
-      // to the next CDN: a client that does not retry loses nothing to a refusal or a 5xx, and
-      // a hang catches only what was sent in the second before it. A session asking for the
-      // same track again at once (a client running through failed segments) has the serving
-      // CDN probed again within 0.1 s. The others' run behind. One CDN is never probed: there is
-      // nowhere else to go.
+      // to the next CDN: what meets a refusal, a 5xx or a hang is only what was sent in the
+      // second before it was seen (the last probe had passed; docs/multi-cdn.md). A session
+      // asking for the same track again at once (a client running through failed segments) has
+      // the serving CDN probed again within 0.1 s. The others' run behind. One CDN is never
+      // probed: there is nowhere else to go.
       if (leaf) {
         const { serving, others } = cdns.probeDue(target, { session: claims.sid })
         if (others !== undefined) keepAlive(c, others)
