@@ -14,6 +14,7 @@ const benches = {
   mpd: 'token-worker/mpd.ts',
   'redis-leaf': 'token-worker/node-redis-leaf.ts',
   'stream-limits': 'token-worker/stream-limits.ts',
+  'stream-limits-in-process': 'token-worker/stream-limits-in-process.ts',
   'multi-cdn': 'multi-cdn.ts',
   bundle: 'token-worker/bundle.ts',
   herd: 'herd.ts',
