@@ -3,6 +3,7 @@ import { type Authorizer, allow, configFromEnv, createTokenApp } from '@proj/tok
 import { sign } from 'hono/jwt'
 import { median, quick, report, stamp, table } from '../report.ts'
 import { cpuSplit, pinProcess } from './cpu-affinity.ts'
+import { JWT_SECRET, STREAM_LIMITS_ENV } from './stream-limits-env.ts'
 
 // Stream limits on a refresh, without HTTP (issue 33): GET /token of 100 viewers, each naming
 // the stream its first token started, with STREAM_LIMIT set and unset, two apps in one Node
@@ -17,18 +18,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (quick ? 500 : 5000))
 const CHEAP_REQUESTS = REQUESTS * 5
 const VIEWERS = 100
 const IN_FLIGHT = 50
-const JWT_SECRET = 'bench-stream-limits-jwt-secret-0123456789'
-const env = {
-  CLIENT_ID: '12345',
-  SECRET_KEY: 'bench-secret',
-  CDN_DOMAIN: 'cdn.bench.test',
-  CDN_DOMAIN_IP: 'cdn-ip.bench.test',
-  AUTH_MODE: 'jwt',
-  JWT_SECRET,
-  // in process there is no socket: the viewer's address is the header a proxy would set
-  IP_HEADERS: 'x-real-ip',
-  SESSION_SECRET: 'bench-session-secret-of-32-characters',
-}
+const env = STREAM_LIMITS_ENV
 const split = cpuSplit()
 if (split) pinProcess(process.pid, split.server)
 

@@ -7,6 +7,7 @@ import { cpuMicros, cpuSplit, pinProcess } from './cpu-affinity.ts'
 import { startNodeServer } from './node-server.ts'
 import { type BenchRedis, freePort, redisServerBinary, startBenchRedis } from './redis-server.ts'
 import { commandCalls, difference } from './redis-stats.ts'
+import { JWT_SECRET, STREAM_LIMITS_ENV } from './stream-limits-env.ts'
 
 // Stream limits (issue 33) on the token worker's Node entry: GET /token (a refresh that names
 // its stream) and the session leaf redirect, with STREAM_LIMIT set against unset, each store
@@ -27,17 +28,7 @@ const aa = process.env.BENCH_AA === '1'
 const VIEWERS = Number(process.env.BENCH_VIEWERS ?? (quick ? 10 : 100))
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100)
 const pairEntry = new URL('./stream-limits-pair.ts', import.meta.url).pathname
-const JWT_SECRET = 'bench-stream-limits-jwt-secret-0123456789'
-const env = {
-  CLIENT_ID: '12345',
-  SECRET_KEY: 'bench-secret',
-  CDN_DOMAIN: 'cdn.bench.test',
-  CDN_DOMAIN_IP: 'cdn-ip.bench.test',
-  AUTH_MODE: 'jwt',
-  JWT_SECRET,
-  IP_HEADERS: 'x-real-ip',
-  SESSION_SECRET: 'bench-session-secret-of-32-characters',
-}
+const env = STREAM_LIMITS_ENV
 const address = { 'x-real-ip': '203.0.113.7' }
 
 type Endpoint = 'token' | 'leaf'
