@@ -16,6 +16,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 12))
 // about 0.7 s of CPU a round for each authorization: a garbage collection then weighs alike
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (quick ? 500 : 5000))
 const CHEAP_REQUESTS = REQUESTS * 5
+// BENCH_AA=1: the instrument against itself, limits off in both apps ("on" names the second)
+const aa = process.env.BENCH_AA === '1'
 const VIEWERS = 100
 const IN_FLIGHT = 50
 const env = STREAM_LIMITS_ENV
@@ -48,7 +50,7 @@ async function pairOf(
       audit: () => undefined,
       ...(authorize && { authorize }),
     })
-  const apps = { off: appOf(undefined), on: appOf('2') }
+  const apps = { off: appOf(undefined), on: appOf(aa ? undefined : '2') }
   const requests: Pair['requests'] = { off: [], on: [] }
   const exp = Math.floor(Date.now() / 1000) + 3600
   for (const setting of ['off', 'on'] as const)
@@ -118,7 +120,7 @@ for (const pair of pairs) {
 
 report(
   'stream-limits-in-process',
-  `${stamp(`${ROUNDS} alternated rounds × ${REQUESTS} (JWT) or ${CHEAP_REQUESTS} refreshes per setting, ${IN_FLIGHT} in flight, ${VIEWERS} viewers; ${split ? `pinned to CPU ${split.server}` : 'not pinned'}; memory store`)}
+  `${aa ? '**A/A run (`BENCH_AA=1`): limits off in both apps.** ' : ''}${stamp(`${ROUNDS} alternated rounds × ${REQUESTS} (JWT) or ${CHEAP_REQUESTS} refreshes per setting, ${IN_FLIGHT} in flight, ${VIEWERS} viewers; ${split ? `pinned to CPU ${split.server}` : 'not pinned'}; memory store`)}
 
 ${table(
   [
