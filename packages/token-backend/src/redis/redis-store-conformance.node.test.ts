@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest'
 import { CLUSTER_START_TIMEOUT_MS, startRedisCluster } from '../../test/redis-cluster.ts'
 import { startRedisServer } from '../../test/redis-server.ts'
-import { describeSessionStore } from '../session/store-conformance.test-suite.ts'
+import { describeSessionStore, targetSecondMs } from '../session/store-conformance.test-suite.ts'
 import { connectRedis } from './connect-redis.ts'
 import { connectRedisCluster } from './connect-redis-cluster.ts'
 import type { RedisCommandClient } from './redis-command.ts'
@@ -59,8 +59,7 @@ for (const target of targets) {
     clock: {
       now: nowSeconds,
       async advance(seconds) {
-        // to the start of the target second (+ a margin), so the test has that whole second
-        const target = (nowSeconds() + seconds) * 1000 + 20
+        const target = targetSecondMs(nowSeconds(), seconds)
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, target - Date.now())))
       },
       graceSeconds: 0,

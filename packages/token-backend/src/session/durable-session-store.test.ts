@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { durableSessionStore, type SessionRegistryNamespace } from './durable-session-store.ts'
 import type { SessionRegistry } from './session-registry.ts'
-import { describeSessionStore } from './store-conformance.test-suite.ts'
+import { describeSessionStore, targetSecondMs } from './store-conformance.test-suite.ts'
 
 // The SessionRegistry Durable Object of test/wrangler.test.jsonc, in workerd. It keeps no time
 // itself: records die at an alarm (`untilSeconds` + 60 s). The clock below is the real one
@@ -31,11 +31,10 @@ describeSessionStore('durableSessionStore (SessionRegistry Durable Object)', {
   clock: {
     now: () => Math.floor((Date.now() + offsetMs) / 1000),
     async advance(seconds) {
-      // to the start of the target second (+ a margin), as the Redis harness waits: moved by
-      // whole seconds from wherever the real clock stood within one, the clock could land a few
-      // ms before the next second, and a test asking the store "in the last valid second" would
-      // then overrun it (seen once in a fresh-clone run)
-      const target = (Math.floor((Date.now() + offsetMs) / 1000) + seconds) * 1000 + 20
+      // moved by whole seconds from wherever the real clock stood within one, the clock could
+      // land a few ms before the next second, and a test asking the store "in the last valid
+      // second" would then overrun it (seen once in a fresh-clone run)
+      const target = targetSecondMs(Math.floor((Date.now() + offsetMs) / 1000), seconds)
       offsetMs = target - Date.now()
       await runDueAlarms(target)
     },

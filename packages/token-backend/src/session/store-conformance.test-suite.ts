@@ -22,6 +22,20 @@ export interface StoreClock {
   graceSeconds?: number
 }
 
+/**
+ * Where a clock that follows real time should land when advanced by `seconds` from Unix second
+ * `nowSeconds` (see {@link StoreClock.advance}): the start of the target second plus a margin,
+ * in ms, so that the test has that whole second.
+ *
+ * @example
+ * ```ts
+ * const target = targetSecondMs(nowSeconds(), seconds) // wait until then
+ * ```
+ */
+export function targetSecondMs(nowSeconds: number, seconds: number): number {
+  return (nowSeconds + seconds) * 1000 + 20
+}
+
 /** What {@link describeSessionStore} needs to run its tests against a store. */
 export interface StoreHarness {
   /**
