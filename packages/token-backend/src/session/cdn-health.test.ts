@@ -67,6 +67,14 @@ describe('CdnHealth', () => {
     expect(health.serving()).toBe('primary')
   })
 
+  it('when every CDN failed, stays on the one sessions are on (its probe timed out, the other refuses)', () => {
+    const { health } = setup(['primary', 'b'])
+    health.failed('primary', { failure: 'refused', status: 403 })
+    expect(health.serving()).toBe('b')
+    health.failed('b', { failure: 'timeout' })
+    expect(health.serving()).toBe('b')
+  })
+
   it('skips a drained CDN whatever its health, and serves it again once undrained', () => {
     const { health } = setup()
     health.drain('primary', true)

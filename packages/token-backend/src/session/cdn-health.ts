@@ -84,6 +84,8 @@ export class CdnHealth {
   readonly #order: readonly string[]
   readonly #policy: CdnHealthPolicy
   readonly #now: () => number
+  /** What {@link serving} answered last. */
+  #serving: string | undefined
 
   /** `ids` preferred first. */
   constructor(ids: readonly string[], policy: CdnHealthPolicy, now: () => number) {
@@ -117,15 +119,21 @@ export class CdnHealth {
 
   /**
    * The CDN sessions are served by now: the preferred healthy one that is not drained; when
-   * every CDN failed, the preferred one not drained (it may be back first); when every CDN is
-   * drained, the preferred one.
+   * every CDN not drained failed, the one sessions are on already (a probe of it that timed out
+   * under load is no reason to move them to a CDN that refused a moment ago), else the preferred
+   * one; when every CDN is drained, the preferred one.
    */
   serving(): string {
     // one CDN (a list of one): nothing to choose, nothing to allocate per leaf
     if (this.#order.length === 1) return this.#order[0] as string
     const live = this.#order.filter((id) => !this.#state(id).drained)
     const first = live[0] ?? (this.#order[0] as string)
-    return live.find((id) => this.#healthy(this.#state(id))) ?? first
+    const current = this.#serving
+    const chosen =
+      live.find((id) => this.#healthy(this.#state(id))) ??
+      (current !== undefined && live.includes(current) ? current : first)
+    this.#serving = chosen
+    return chosen
   }
 
   /** The CDN `id` failed: why, and the status it answered when it answered one. */
