@@ -122,6 +122,38 @@ describe('AUTH_MODE=jwt with a shared secret', () => {
   it('checks the bearer token before the claim, and validates the query before both', async () => {
     expect((await call('a%2Fb', undefined, mode)).status).toBe(400)
   })
+
+  it.each(['HS384', 'HS512'] as const)(
+    'verifies with the pinned JWT_ALG=%s and refuses a JWT of another algorithm',
+    async (alg) => {
+      const pinned = { ...mode, JWT_ALG: alg }
+      const exp = realNow() + 300
+      const good = await sign({ exp, videos: ['demo'] }, JWT_SECRET, alg)
+      expect((await call('demo', good, pinned)).status).toBe(200)
+      const hs256 = await sign({ exp, videos: ['demo'] }, JWT_SECRET, 'HS256')
+      expect((await call('demo', hs256, pinned)).status).toBe(401)
+      const forged = await sign({ exp, videos: ['demo'] }, `${JWT_SECRET}-not`, alg)
+      expect((await call('demo', forged, pinned)).status).toBe(401)
+    },
+  )
+
+  it('imports the secret once per configuration, not once per JWT', async () => {
+    const importKey = vi.spyOn(crypto.subtle, 'importKey')
+    const verifying = () =>
+      importKey.mock.calls.filter(([, , , , usages]) => usages.includes('verify')).length
+    const once = testEnv(mode)
+    const jwt = await token({ videos: ['demo'] })
+    const before = verifying()
+    for (let i = 0; i < 3; i++) {
+      const res = await app.request(
+        '/token?video=demo',
+        { headers: { authorization: `Bearer ${jwt}` } },
+        once,
+      )
+      expect(res.status).toBe(200)
+    }
+    expect(verifying() - before).toBe(1)
+  })
 })
 
 describe('AUTH_MODE=jwt with a JWKS', () => {
