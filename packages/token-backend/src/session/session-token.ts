@@ -40,6 +40,21 @@ const claimsSchema = v.object({
   lim: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 })
 
+// hono imports a text secret again for every sign and verify; a session secret changes only
+// with the configuration, so its key is imported once (a few kept: a rotation swaps them)
+const keys = new LruMap<string, Promise<CryptoKey>>(4)
+
+const keyOf = (secret: string): Promise<CryptoKey> => {
+  let key = keys.get(secret)
+  if (key === undefined) {
+    const raw = new TextEncoder().encode(secret)
+    const hmac = { name: 'HMAC', hash: 'SHA-256' }
+    key = crypto.subtle.importKey('raw', raw, hmac, false, ['sign', 'verify'])
+    keys.set(secret, key)
+  }
+  return key
+}
+
 /**
  * Signs a session credential. Hono's JWT utilities (Web Crypto HMAC): no hand-made crypto.
  *
@@ -49,8 +64,8 @@ const claimsSchema = v.object({
  * const url = `${origin}/s/${claims.video}/${credential}/master.m3u8`
  * ```
  */
-export function signSession(claims: SessionClaims, secret: string): Promise<string> {
-  return sign({ ...claims }, secret, 'HS256')
+export async function signSession(claims: SessionClaims, secret: string): Promise<string> {
+  return sign({ ...claims }, await keyOf(secret), 'HS256')
 }
 
 /** Why a credential was refused. */
@@ -78,7 +93,7 @@ export async function verifySession(
 
 const readClaims = async (credential: string, secret: string) => {
   try {
-    const payload = await verify(credential, secret, {
+    const payload = await verify(credential, await keyOf(secret), {
       alg: 'HS256',
       exp: false,
       nbf: false,
