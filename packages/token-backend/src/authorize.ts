@@ -2,9 +2,9 @@ import type { Context, Env } from 'hono'
 import { jwk } from 'hono/jwk'
 import { jwt } from 'hono/jwt'
 import type { BlankEnv, MiddlewareHandler } from 'hono/types'
-import type { SymmetricAlgorithm } from 'hono/utils/jwt/jwa'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
 import { type AuthConfig, ConfigError } from './config.ts'
+import { hmacKey } from './hmac-key.ts'
 import { JwksCache, jwtHeaderOf } from './jwks-cache.ts'
 import type { TokenAppEnvOf } from './types.ts'
 
@@ -97,15 +97,6 @@ interface Verifier {
 
 const verifiers = new WeakMap<AuthConfig, Verifier>()
 
-const importHmacKey = (key: string, alg: SymmetricAlgorithm): Promise<CryptoKey> =>
-  crypto.subtle.importKey(
-    'raw',
-    new TextEncoder().encode(key),
-    { name: 'HMAC', hash: `SHA-${alg.slice(2)}` },
-    false,
-    ['verify'],
-  )
-
 const verifierFor = (auth: JwtAuth): Verifier => {
   let verifier = verifiers.get(auth)
   if (verifier) return verifier
@@ -117,9 +108,8 @@ const verifierFor = (auth: JwtAuth): Verifier => {
   if (auth.secret) {
     const { key, alg } = auth.secret
     let verified: MiddlewareHandler | undefined
-    // Given the text, hono imports the key again for every JWT (half of a verification's cost
-    // on Node); imported once here, each JWT costs one `verify`.
-    const ready = importHmacKey(key, alg).then((secret) => {
+    // the key, not the text: hono would import the text again for every JWT
+    const ready = hmacKey(key, alg).then((secret) => {
       verified = jwt({ secret, alg, realm, verification })
       return verified
     })

@@ -1,6 +1,7 @@
 import { sign, verify } from 'hono/jwt'
 import * as v from 'valibot'
 import type { SessionBinding } from '../config.ts'
+import { hmacKey } from '../hmac-key.ts'
 import { LruMap } from '../lru.ts'
 
 /** The claims of a session credential (a JWT, HS256, signed with `SESSION_SECRET`). */
@@ -40,21 +41,6 @@ const claimsSchema = v.object({
   lim: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 })
 
-// hono imports a text secret again for every sign and verify; a session secret changes only
-// with the configuration, so its key is imported once (a few kept: a rotation swaps them)
-const keys = new LruMap<string, Promise<CryptoKey>>(4)
-
-const keyOf = (secret: string): Promise<CryptoKey> => {
-  let key = keys.get(secret)
-  if (key === undefined) {
-    const raw = new TextEncoder().encode(secret)
-    const hmac = { name: 'HMAC', hash: 'SHA-256' }
-    key = crypto.subtle.importKey('raw', raw, hmac, false, ['sign', 'verify'])
-    keys.set(secret, key)
-  }
-  return key
-}
-
 /**
  * Signs a session credential. Hono's JWT utilities (Web Crypto HMAC): no hand-made crypto.
  *
@@ -65,7 +51,7 @@ const keyOf = (secret: string): Promise<CryptoKey> => {
  * ```
  */
 export async function signSession(claims: SessionClaims, secret: string): Promise<string> {
-  return sign({ ...claims }, await keyOf(secret), 'HS256')
+  return sign({ ...claims }, await hmacKey(secret, 'HS256'), 'HS256')
 }
 
 /** Why a credential was refused. */
@@ -93,7 +79,7 @@ export async function verifySession(
 
 const readClaims = async (credential: string, secret: string) => {
   try {
-    const payload = await verify(credential, await keyOf(secret), {
+    const payload = await verify(credential, await hmacKey(secret, 'HS256'), {
       alg: 'HS256',
       exp: false,
       nbf: false,
