@@ -155,6 +155,44 @@ describe('AUTH_MODE=jwt with a shared secret', () => {
     }
     expect(verifying() - before).toBe(1)
   })
+
+  it('verifies a JWT that comes back (every refresh) once, until hono would refuse it', async () => {
+    const checks = vi.spyOn(crypto.subtle, 'verify')
+    const remembering = testEnv({ ...mode, JWT_SECRET: `${JWT_SECRET}-remembered` })
+    const get = (jwt: string, video = 'demo') =>
+      app.request(
+        `/token?video=${video}`,
+        { headers: { authorization: `Bearer ${jwt}` } },
+        remembering,
+      )
+    const exp = realNow() + 120
+    const jwt = await sign({ exp, videos: ['demo'] }, `${JWT_SECRET}-remembered`, 'HS256')
+    for (let i = 0; i < 3; i++) expect((await get(jwt)).status).toBe(200)
+    expect(checks).toHaveBeenCalledTimes(1)
+    // the claims are still checked on every request
+    expect((await get(jwt, 'paid')).status).toBe(403)
+    // one character of the signature changed is another input: verified, and refused
+    const tampered = `${jwt.slice(0, -2)}${jwt.at(-2) === 'A' ? 'B' : 'A'}${jwt.at(-1)}`
+    expect((await get(tampered)).status).toBe(401)
+    expect(checks).toHaveBeenCalledTimes(2)
+    // the same JWT under another secret: another configuration, verified again, refused
+    const other = testEnv({ ...mode, JWT_SECRET: `${JWT_SECRET}-other` })
+    const elsewhere = await app.request(
+      '/token?video=demo',
+      { headers: { authorization: `Bearer ${jwt}` } },
+      other,
+    )
+    expect(elsewhere.status).toBe(401)
+    // at its exp, refused as hono refuses it, with hono's challenge
+    vi.useFakeTimers({ toFake: ['Date'], now: exp * 1000 })
+    try {
+      const expired = await get(jwt)
+      expect(expired.status).toBe(401)
+      expect(expired.headers.get('www-authenticate')).toContain('error="invalid_token"')
+    } finally {
+      vi.useRealTimers()
+    }
+  })
 })
 
 describe('AUTH_MODE=jwt with a JWKS', () => {
@@ -201,6 +239,21 @@ describe('AUTH_MODE=jwt with a JWKS', () => {
     }
     expect((await call('demo', await token({ videos: ['demo'] }), mode)).status).toBe(200)
     expect((await call('demo', undefined, mode)).status).toBe(401)
+  })
+
+  it('verifies a JWT that comes back once per key set', async () => {
+    const checks = vi.spyOn(crypto.subtle, 'verify')
+    const inline = testEnv({ AUTH_MODE: 'jwt', JWT_JWKS: JSON.stringify([publicJwk]) })
+    const jwt = await token({ videos: ['demo'] })
+    for (let i = 0; i < 3; i++) {
+      const res = await app.request(
+        '/token?video=demo',
+        { headers: { authorization: `Bearer ${jwt}` } },
+        inline,
+      )
+      expect(res.status).toBe(200)
+    }
+    expect(checks).toHaveBeenCalledTimes(1)
   })
 
   it('keeps NOW_S in the signed record while JWT times use the real clock', async () => {

@@ -7,6 +7,7 @@ import { type AuthConfig, ConfigError } from './config.ts'
 import { hmacKey } from './hmac-key.ts'
 import { JwksCache, jwtHeaderOf } from './jwks-cache.ts'
 import type { TokenAppEnvOf } from './types.ts'
+import { VerifiedJwts } from './verified-jwts.ts'
 
 /** The outcome of an authorization check. */
 export type AuthDecision = { allow: true } | { allow: false; status: 401 | 403; reason: string }
@@ -97,6 +98,28 @@ interface Verifier {
 
 const verifiers = new WeakMap<AuthConfig, Verifier>()
 
+// hono's clock for JWT times (not the app's `now`, which only dates what we sign)
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+/**
+ * Runs `verify` (hono's middleware) unless `header` was verified against `keys` before and its
+ * claims are still in time; either way `jwtPayload` is set when the JWT is good.
+ */
+async function rememberingVerification<K>(
+  verified: VerifiedJwts<K>,
+  keys: K,
+  c: Context,
+  verify: MiddlewareHandler,
+): Promise<void> {
+  const header = c.req.raw.headers.get('authorization') ?? undefined
+  const claims = verified.get(header, keys, nowSeconds())
+  if (claims !== undefined) {
+    c.set('jwtPayload', claims)
+    return
+  }
+  await verify(c, async () => verified.keep(header, keys, c.get('jwtPayload')))
+}
+
 const verifierFor = (auth: JwtAuth): Verifier => {
   let verifier = verifiers.get(auth)
   if (verifier) return verifier
@@ -107,29 +130,40 @@ const verifierFor = (auth: JwtAuth): Verifier => {
   const realm = 'token'
   if (auth.secret) {
     const { key, alg } = auth.secret
-    let verified: MiddlewareHandler | undefined
+    let middleware: MiddlewareHandler | undefined
     // the key, not the text: hono would import the text again for every JWT
     const ready = hmacKey(key, alg).then((secret) => {
-      verified = jwt({ secret, alg, realm, verification })
-      return verified
+      middleware = jwt({ secret, alg, realm, verification })
+      return middleware
     })
+    // a shared secret cannot change within one configuration: nothing else to compare
+    const verified = new VerifiedJwts<true>()
     verifier = {
-      middleware: async (c, next) => (verified ?? (await ready))(c, next),
+      middleware: async (c, next) => {
+        await rememberingVerification(verified, true, c, middleware ?? (await ready))
+        await next()
+      },
       cache: undefined,
     }
   } else {
     const { url, keys: inline = [], algs } = auth.jwks ?? { algs: [] }
     // Our own cache, not the middleware's jwks_uri: that fetches on every request off Workers.
     const cache = url === undefined ? undefined : new JwksCache({ url })
-    let fetched: HonoJsonWebKey[] = []
+    const verified = new VerifiedJwts<HonoJsonWebKey[]>()
     verifier = {
       cache,
       middleware: async (c, next) => {
         const header = jwtHeaderOf(c.req.header('authorization'))
         // no JWT at all is refused (401) by the middleware: no reason to wait on the key server
-        if (cache && header !== undefined)
-          fetched = await cache.keysFor(typeof header.kid === 'string' ? header.kid : undefined)
-        return jwk({ keys: () => [...inline, ...fetched], alg: algs, realm, verification })(c, next)
+        const fetched =
+          cache && header !== undefined
+            ? await cache.keysFor(typeof header.kid === 'string' ? header.kid : undefined)
+            : inline
+        // a JWT is remembered with the key set it was verified by: after a rotation, again
+        const keys = () => (fetched === inline ? inline : [...inline, ...fetched])
+        const verify = jwk({ keys, alg: algs, realm, verification })
+        await rememberingVerification(verified, fetched, c, verify)
+        await next()
       },
     }
   }
