@@ -59,8 +59,8 @@ for (const target of targets) {
     clock: {
       now: nowSeconds,
       async advance(seconds) {
-        const target = targetSecondMs(nowSeconds(), seconds)
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, target - Date.now())))
+        const atMs = targetSecondMs(nowSeconds(), seconds)
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, atMs - Date.now())))
       },
       graceSeconds: 0,
     },
