@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { NOW_MS, NOW_S, testEnv } from '../test/helpers.ts'
 import { TEST_JWKS_URL } from '../test/jwks.ts'
 import { createTokenApp } from './app.ts'
-import { claimAllows } from './authorize.ts'
+import { claimAllows, deny, jwtAuthorizer } from './authorize.ts'
 
 const JWT_SECRET = 'viewer-jwt-shared-secret-0123456789'
 const app = createTokenApp({ now: () => NOW_MS })
@@ -183,6 +183,14 @@ describe('AUTH_MODE=jwt with a shared secret', () => {
       other,
     )
     expect(elsewhere.status).toBe(401)
+    expect(checks).toHaveBeenCalledTimes(3)
+    // another spelling hono accepts is verified every time, not remembered
+    const spaced = { authorization: `Bearer   ${jwt}` }
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await app.request('/token?video=demo', { headers: spaced }, remembering)).status,
+      ).toBe(200)
+    expect(checks).toHaveBeenCalledTimes(5)
     // at its exp, refused as hono refuses it, with hono's challenge
     vi.useFakeTimers({ toFake: ['Date'], now: exp * 1000 })
     try {
@@ -192,6 +200,47 @@ describe('AUTH_MODE=jwt with a shared secret', () => {
     } finally {
       vi.useRealTimers()
     }
+  })
+
+  it('remembers a JWT without exp only where such a JWT is accepted', async () => {
+    const checks = vi.spyOn(crypto.subtle, 'verify')
+    const secret = `${JWT_SECRET}-no-exp`
+    const forever = await sign({ videos: ['demo'] }, secret, 'HS256')
+    const twice = async (env: Record<string, string>, status: number) => {
+      const settings = testEnv({ ...mode, JWT_SECRET: secret, ...env })
+      for (let i = 0; i < 2; i++) {
+        const headers = { authorization: `Bearer ${forever}` }
+        expect((await app.request('/token?video=demo', { headers }, settings)).status).toBe(status)
+      }
+    }
+    await twice({}, 401)
+    expect(checks).toHaveBeenCalledTimes(2)
+    await twice({ JWT_REQUIRE_EXP: 'false' }, 200)
+    expect(checks).toHaveBeenCalledTimes(3)
+  })
+
+  it("gives each request its own claims: an authorizer's change is not seen by the next", async () => {
+    const settings = testEnv({ ...mode, JWT_SECRET: `${JWT_SECRET}-own-claims` })
+    const greedy = createTokenApp({
+      now: () => NOW_MS,
+      async authorize(c, video) {
+        const auth = c.get('tokenConfig').auth
+        if (auth?.mode !== 'jwt') return deny(401, 'sign in')
+        const decision = await jwtAuthorizer(auth)(c, video)
+        // a careless authorizer of one's own, changing the claims it was given
+        ;(c.get('jwtPayload') as { videos: string[] }).videos.push('paid')
+        return decision
+      },
+    })
+    const jwt = await token({ videos: ['demo'] }, `${JWT_SECRET}-own-claims`)
+    const get = (video: string) =>
+      greedy.request(
+        `/token?video=${video}`,
+        { headers: { authorization: `Bearer ${jwt}` } },
+        settings,
+      )
+    for (let i = 0; i < 2; i++) expect((await get('demo')).status).toBe(200)
+    expect((await get('paid')).status).toBe(403)
   })
 })
 

@@ -103,13 +103,15 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /**
  * Runs `verify` (hono's middleware) unless `header` was verified against `keys` before and its
- * claims are still in time; either way `jwtPayload` is set when the JWT is good.
+ * claims are still in time; either way `jwtPayload` is set when the JWT is good. A JWT without
+ * `exp` is not remembered where `requireExp` refuses it anyway (it would never time out).
  */
 async function rememberingVerification<K>(
   verified: VerifiedJwts<K>,
   keys: K,
   c: Context,
   verify: MiddlewareHandler,
+  requireExp: boolean,
 ): Promise<void> {
   const header = c.req.raw.headers.get('authorization') ?? undefined
   const claims = verified.get(header, keys, nowSeconds())
@@ -117,7 +119,12 @@ async function rememberingVerification<K>(
     c.set('jwtPayload', claims)
     return
   }
-  await verify(c, async () => verified.keep(header, keys, c.get('jwtPayload')))
+  await verify(c, async () => {
+    const payload: unknown = c.get('jwtPayload')
+    const exp =
+      typeof payload === 'object' && payload !== null ? Reflect.get(payload, 'exp') : undefined
+    if (typeof exp === 'number' || !requireExp) verified.keep(header, keys, payload)
+  })
 }
 
 const verifierFor = (auth: JwtAuth): Verifier => {
@@ -140,7 +147,13 @@ const verifierFor = (auth: JwtAuth): Verifier => {
     const verified = new VerifiedJwts<true>()
     verifier = {
       middleware: async (c, next) => {
-        await rememberingVerification(verified, true, c, middleware ?? (await ready))
+        await rememberingVerification(
+          verified,
+          true,
+          c,
+          middleware ?? (await ready),
+          auth.requireExp,
+        )
         await next()
       },
       cache: undefined,
@@ -162,7 +175,7 @@ const verifierFor = (auth: JwtAuth): Verifier => {
         // a JWT is remembered with the key set it was verified by: after a rotation, again
         const keys = () => (fetched === inline ? inline : [...inline, ...fetched])
         const verify = jwk({ keys, alg: algs, realm, verification })
-        await rememberingVerification(verified, fetched, c, verify)
+        await rememberingVerification(verified, fetched, c, verify, auth.requireExp)
         await next()
       },
     }

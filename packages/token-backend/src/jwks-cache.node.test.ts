@@ -54,3 +54,45 @@ describe('GET /token on Node with JWT_JWKS_URL: the key server down, then back',
     expect(server.hits - hits).toBe(1)
   })
 })
+
+describe('GET /token on Node with JWT_JWKS_URL: a remembered JWT and a key rotated out', () => {
+  let server: TestKeyServer | undefined
+  afterEach(async () => {
+    vi.useRealTimers()
+    await server?.close()
+  })
+
+  it('a JWT verified before is refused once the key set without its key is fetched', async () => {
+    const { publicJwk, privateJwk } = await testJwks()
+    const next = await testJwks()
+    const keys: object[] = [publicJwk]
+    server = await loopbackKeyServer({ keys })
+    const env = {
+      SECRET_KEY: 'node-secret',
+      CLIENT_ID: '777',
+      CDN_DOMAIN: 'cdn.node.test',
+      CDN_DOMAIN_IP: 'cdn-ip.node.test',
+      IP_HEADERS: 'x-real-ip',
+      AUTH_MODE: 'jwt',
+      JWT_JWKS_URL: server.url,
+    }
+    const app = createTokenApp({ audit: () => undefined })
+    const token = await sign(
+      { videos: ['demo'], exp: Math.floor(Date.now() / 1000) + 3600 },
+      privateJwk as never,
+      'ES256',
+    )
+    const ask = async () => {
+      const headers = { authorization: `Bearer ${token}`, 'x-real-ip': '192.0.2.1' }
+      return (await app.request('/token?video=demo', { headers }, env)).status
+    }
+    // verified, then remembered
+    expect([await ask(), await ask()]).toEqual([200, 200])
+    expect(server.hits).toBe(1)
+    // the key server rotates: only the next key; the cache's 5 minutes pass
+    keys.splice(0, keys.length, { ...next.publicJwk, kid: 'next-key' })
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 301_000 })
+    expect(await ask()).toBe(401)
+    expect(server.hits).toBe(2)
+  })
+})

@@ -175,7 +175,9 @@ export class JwksCache {
       // broken answer must not replace the keys in hand
       const keys = listed.filter(isJwk)
       if (keys.length === 0) throw new Error('no usable key in its "keys" array')
-      this.#keys = keys
+      // replaced, never changed in place: a JWT remembered as verified by the last key set
+      // (VerifiedJwts) is verified again once this array is another one
+      this.#keys = Object.freeze(keys) as HonoJsonWebKey[]
       this.#fetchedAt = this.#attemptedAt
     } catch (error) {
       console.error(

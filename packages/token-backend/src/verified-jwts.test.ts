@@ -54,15 +54,38 @@ describe('VerifiedJwts', () => {
     expect(verified.get(header, true, NOW)).toBeUndefined()
   })
 
-  it('keeps the most recently used, and claims nobody can change for later requests', () => {
+  it('keeps the most recently used', () => {
     const verified = new VerifiedJwts<true>(2)
-    for (const n of [1, 2]) verified.keep(`Bearer ${n}`, true, { sub: `v${n}` })
-    verified.get('Bearer 1', true, NOW)
-    verified.keep('Bearer 3', true, { sub: 'v3' })
-    expect(verified.get('Bearer 2', true, NOW)).toBeUndefined()
-    const claims = verified.get('Bearer 1', true, NOW)
-    expect(claims).toEqual({ sub: 'v1' })
-    expect(Object.isFrozen(claims)).toBe(true)
+    for (const n of [1, 2]) verified.keep(`Bearer h.p.${n}`, true, { sub: `v${n}` })
+    verified.get('Bearer h.p.1', true, NOW)
+    verified.keep('Bearer h.p.3', true, { sub: 'v3' })
+    expect(verified.get('Bearer h.p.2', true, NOW)).toBeUndefined()
+    expect(verified.get('Bearer h.p.1', true, NOW)).toEqual({ sub: 'v1' })
+  })
+
+  it('gives every request claims of its own: a change by one is seen by no other', () => {
+    const verified = new VerifiedJwts<true>()
+    const accepted = { sub: 'viewer-1', videos: ['demo'] }
+    verified.keep(header, true, accepted)
+    // the first request's own object, changed after the middleware
+    accepted.videos.push('paid')
+    const first = verified.get(header, true, NOW) as { videos: string[] }
+    first.videos.push('other')
+    expect(verified.get(header, true, NOW)).toEqual({ sub: 'viewer-1', videos: ['demo'] })
+    expect(verified.get(header, true, NOW)).not.toBe(verified.get(header, true, NOW))
+  })
+
+  it.each([
+    ['two spaces', 'Bearer  a.b.c'],
+    ['another case', 'bearer a.b.c'],
+    ['a tab', 'Bearer\ta.b.c'],
+    ['padding', 'Bearer a.b.c='],
+    ['two parts', 'Bearer a.b'],
+    ['a longer header than any JWT', `Bearer a.${'b'.repeat(5000)}.c`],
+  ])('remembers only the one form players send, not %s', (_, variant) => {
+    const verified = new VerifiedJwts<true>()
+    verified.keep(variant, true, { sub: 'v' })
+    expect(verified.get(variant, true, NOW)).toBeUndefined()
   })
 
   it('keeps nothing without a header or claims', () => {

@@ -4,10 +4,20 @@ import { LruMap } from './lru.ts'
 type Claims = Record<string, unknown>
 
 interface Verified<K> {
-  claims: Claims
-  /** What the JWT was verified against beyond the configuration (a JWKS's key set), or `true`. */
+  /** The claims as JSON: every request gets an object of its own. */
+  json: string
+  /** A copy of its own for the clock checks, never handed out. */
+  times: { exp?: unknown; nbf?: unknown; iat?: unknown }
   keys: K
 }
+
+/**
+ * The one form of header remembered: what every player sends. Any other spelling hono accepts
+ * (more spaces, `bearer`, padding) is verified every time, so one JWT cannot fill the memory
+ * with variants of itself; and the length is bounded (a JWT is a few hundred characters).
+ */
+const CANONICAL = /^Bearer [A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
+const MAX_HEADER = 4096
 
 const finiteNumber = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value)
@@ -60,21 +70,29 @@ export class VerifiedJwts<K> {
     this.#known = new LruMap(capacity)
   }
 
-  /** The claims of `header` when it was verified against `keys` and still passes the clock. */
+  /**
+   * The claims of `header` when it was verified against `keys` and still passes the clock: a
+   * new object for each call, as hono's verification gives each request its own.
+   */
   get(header: string | undefined, keys: K, nowSeconds: number): Claims | undefined {
     if (header === undefined) return undefined
     const verified = this.#known.get(header)
     if (verified === undefined || verified.keys !== keys) return undefined
-    if (stillValid(verified.claims, nowSeconds)) return verified.claims
+    if (stillValid(verified.times, nowSeconds)) return JSON.parse(verified.json) as Claims
     // out of time for good: hono refuses it from now on
     this.#known.delete(header)
     return undefined
   }
 
-  /** Remembers what hono's middleware accepted: `claims` is the `jwtPayload` it set. */
+  /**
+   * Remembers what hono's middleware accepted: `claims` is the `jwtPayload` it set, read now,
+   * before anything after the middleware may change it.
+   */
   keep(header: string | undefined, keys: K, claims: unknown): void {
-    if (header === undefined || typeof claims !== 'object' || claims === null) return
-    // shared by every later request of this JWT: nobody may change it for the others
-    this.#known.set(header, { claims: Object.freeze(claims) as Claims, keys })
+    if (header === undefined || header.length > MAX_HEADER || !CANONICAL.test(header)) return
+    if (typeof claims !== 'object' || claims === null) return
+    const json = JSON.stringify(claims)
+    const { exp, nbf, iat } = JSON.parse(json) as Claims
+    this.#known.set(header, { json, times: { exp, nbf, iat }, keys })
   }
 }
