@@ -17,6 +17,10 @@ const call = (video: string, token: string | undefined, overrides: Record<string
     testEnv(overrides),
   )
 
+/** GET /token for `video` with `jwt` as the bearer token, under `settings`. */
+const withBearer = (jwt: string, settings: object, video = 'demo') =>
+  app.request(`/token?video=${video}`, { headers: { authorization: `Bearer ${jwt}` } }, settings)
+
 afterEach(() => vi.restoreAllMocks())
 
 describe('claimAllows', () => {
@@ -145,26 +149,14 @@ describe('AUTH_MODE=jwt with a shared secret', () => {
     const once = testEnv({ ...mode, JWT_SECRET: secret })
     const jwt = await token({ videos: ['demo'] }, secret)
     const before = verifying()
-    for (let i = 0; i < 3; i++) {
-      const res = await app.request(
-        '/token?video=demo',
-        { headers: { authorization: `Bearer ${jwt}` } },
-        once,
-      )
-      expect(res.status).toBe(200)
-    }
+    for (let i = 0; i < 3; i++) expect((await withBearer(jwt, once)).status).toBe(200)
     expect(verifying() - before).toBe(1)
   })
 
   it('verifies a JWT that comes back (every refresh) once, until hono would refuse it', async () => {
     const checks = vi.spyOn(crypto.subtle, 'verify')
     const remembering = testEnv({ ...mode, JWT_SECRET: `${JWT_SECRET}-remembered` })
-    const get = (jwt: string, video = 'demo') =>
-      app.request(
-        `/token?video=${video}`,
-        { headers: { authorization: `Bearer ${jwt}` } },
-        remembering,
-      )
+    const get = (jwt: string, video = 'demo') => withBearer(jwt, remembering, video)
     const exp = realNow() + 120
     const jwt = await sign({ exp, videos: ['demo'] }, `${JWT_SECRET}-remembered`, 'HS256')
     for (let i = 0; i < 3; i++) expect((await get(jwt)).status).toBe(200)
@@ -177,19 +169,10 @@ describe('AUTH_MODE=jwt with a shared secret', () => {
     expect(checks).toHaveBeenCalledTimes(2)
     // the same JWT under another secret: another configuration, verified again, refused
     const other = testEnv({ ...mode, JWT_SECRET: `${JWT_SECRET}-other` })
-    const elsewhere = await app.request(
-      '/token?video=demo',
-      { headers: { authorization: `Bearer ${jwt}` } },
-      other,
-    )
-    expect(elsewhere.status).toBe(401)
+    expect((await withBearer(jwt, other)).status).toBe(401)
     expect(checks).toHaveBeenCalledTimes(3)
     // another spelling hono accepts is verified every time, not remembered
-    const spaced = { authorization: `Bearer   ${jwt}` }
-    for (let i = 0; i < 2; i++)
-      expect(
-        (await app.request('/token?video=demo', { headers: spaced }, remembering)).status,
-      ).toBe(200)
+    for (let i = 0; i < 2; i++) expect((await get(`  ${jwt}`)).status).toBe(200)
     expect(checks).toHaveBeenCalledTimes(5)
     // at its exp, refused as hono refuses it, with hono's challenge
     vi.useFakeTimers({ toFake: ['Date'], now: exp * 1000 })
@@ -208,10 +191,7 @@ describe('AUTH_MODE=jwt with a shared secret', () => {
     const forever = await sign({ videos: ['demo'] }, secret, 'HS256')
     const twice = async (env: Record<string, string>, status: number) => {
       const settings = testEnv({ ...mode, JWT_SECRET: secret, ...env })
-      for (let i = 0; i < 2; i++) {
-        const headers = { authorization: `Bearer ${forever}` }
-        expect((await app.request('/token?video=demo', { headers }, settings)).status).toBe(status)
-      }
+      for (let i = 0; i < 2; i++) expect((await withBearer(forever, settings)).status).toBe(status)
     }
     await twice({}, 401)
     expect(checks).toHaveBeenCalledTimes(2)
@@ -294,14 +274,7 @@ describe('AUTH_MODE=jwt with a JWKS', () => {
     const checks = vi.spyOn(crypto.subtle, 'verify')
     const inline = testEnv({ AUTH_MODE: 'jwt', JWT_JWKS: JSON.stringify([publicJwk]) })
     const jwt = await token({ videos: ['demo'] })
-    for (let i = 0; i < 3; i++) {
-      const res = await app.request(
-        '/token?video=demo',
-        { headers: { authorization: `Bearer ${jwt}` } },
-        inline,
-      )
-      expect(res.status).toBe(200)
-    }
+    for (let i = 0; i < 3; i++) expect((await withBearer(jwt, inline)).status).toBe(200)
     expect(checks).toHaveBeenCalledTimes(1)
   })
 

@@ -7,6 +7,17 @@ import { createTokenApp } from './app.ts'
 // also a real HTTP server on a loopback port (see jwks-cache.test.ts).
 import './jwks-cache.test.ts'
 
+/** The token backend's variables with its keys at `url`. */
+const jwksEnv = (url: string) => ({
+  SECRET_KEY: 'node-secret',
+  CLIENT_ID: '777',
+  CDN_DOMAIN: 'cdn.node.test',
+  CDN_DOMAIN_IP: 'cdn-ip.node.test',
+  IP_HEADERS: 'x-real-ip',
+  AUTH_MODE: 'jwt',
+  JWT_JWKS_URL: url,
+})
+
 describe('GET /token on Node with JWT_JWKS_URL: the key server down, then back', () => {
   let server: TestKeyServer | undefined
   afterEach(() => server?.close())
@@ -15,15 +26,7 @@ describe('GET /token on Node with JWT_JWKS_URL: the key server down, then back',
     const { publicJwk, privateJwk } = await testJwks()
     server = await loopbackKeyServer({ keys: [publicJwk] })
     server.mode = 'down'
-    const env = {
-      SECRET_KEY: 'node-secret',
-      CLIENT_ID: '777',
-      CDN_DOMAIN: 'cdn.node.test',
-      CDN_DOMAIN_IP: 'cdn-ip.node.test',
-      IP_HEADERS: 'x-real-ip',
-      AUTH_MODE: 'jwt',
-      JWT_JWKS_URL: server.url,
-    }
+    const env = jwksEnv(server.url)
     const app = createTokenApp({ audit: () => undefined })
     // with the JWK's alg, hono's sign puts its kid in the header
     const token = await sign(
@@ -67,15 +70,7 @@ describe('GET /token on Node with JWT_JWKS_URL: a remembered JWT and a key rotat
     const next = await testJwks()
     const keys: object[] = [publicJwk]
     server = await loopbackKeyServer({ keys })
-    const env = {
-      SECRET_KEY: 'node-secret',
-      CLIENT_ID: '777',
-      CDN_DOMAIN: 'cdn.node.test',
-      CDN_DOMAIN_IP: 'cdn-ip.node.test',
-      IP_HEADERS: 'x-real-ip',
-      AUTH_MODE: 'jwt',
-      JWT_JWKS_URL: server.url,
-    }
+    const env = jwksEnv(server.url)
     const app = createTokenApp({ audit: () => undefined })
     const token = await sign(
       { videos: ['demo'], exp: Math.floor(Date.now() / 1000) + 3600 },
