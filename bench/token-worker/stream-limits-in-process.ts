@@ -34,16 +34,11 @@ const headerViewer: Authorizer = (c) => {
 type Setting = 'off' | 'on'
 interface Pair {
   authorization: string
-  requestsPerRound: number
   fetch: Record<Setting, (request: Request) => Response | Promise<Response>>
   requests: Record<Setting, Request[]>
 }
 
-async function pairOf(
-  authorization: string,
-  authorize: Authorizer | undefined,
-  requestsPerRound: number,
-): Promise<Pair> {
+async function pairOf(authorization: string, authorize: Authorizer | undefined): Promise<Pair> {
   const appOf = (limit: string | undefined) =>
     createTokenApp({
       config: configFromEnv({ ...env, ...(limit && { STREAM_LIMIT: limit }) }),
@@ -71,7 +66,6 @@ async function pairOf(
     }
   return {
     authorization,
-    requestsPerRound,
     fetch: { off: (r) => apps.off.fetch(r), on: (r) => apps.on.fetch(r) },
     requests,
   }
@@ -82,7 +76,7 @@ async function round(pair: Pair, setting: Setting): Promise<number> {
   const before = process.cpuUsage()
   let next = 0
   const sender = async () => {
-    while (next < pair.requestsPerRound) {
+    while (next < REQUESTS) {
       const request = pair.requests[setting][next++ % VIEWERS]
       if (request === undefined) continue
       const response = await pair.fetch[setting](request.clone())
@@ -92,12 +86,12 @@ async function round(pair: Pair, setting: Setting): Promise<number> {
   }
   await Promise.all(Array.from({ length: IN_FLIGHT }, sender))
   const used = process.cpuUsage(before)
-  return (used.user + used.system) / pair.requestsPerRound
+  return (used.user + used.system) / REQUESTS
 }
 
 const pairs = [
-  await pairOf('AUTH_MODE=jwt (HS256, each JWT verified once)', undefined, REQUESTS),
-  await pairOf('an authorizer of your own (no crypto)', headerViewer, REQUESTS),
+  await pairOf('AUTH_MODE=jwt (HS256, each JWT verified once)', undefined),
+  await pairOf('an authorizer of your own (no crypto)', headerViewer),
 ]
 const rows: string[][] = []
 for (const pair of pairs) {

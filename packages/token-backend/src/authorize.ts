@@ -98,6 +98,13 @@ interface Verifier {
 
 const verifiers = new WeakMap<AuthConfig, Verifier>()
 
+/** `JWT_REQUIRE_EXP`'s rule: a JWT without `exp` would be valid forever. */
+const refusedForNoExp = (requireExp: boolean, payload: unknown): boolean =>
+  requireExp &&
+  (typeof payload !== 'object' ||
+    payload === null ||
+    typeof Reflect.get(payload, 'exp') !== 'number')
+
 // hono's clock for JWT times (not the app's `now`, which only dates what we sign)
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
@@ -121,9 +128,7 @@ async function rememberingVerification<K>(
   }
   await verify(c, async () => {
     const payload: unknown = c.get('jwtPayload')
-    const exp =
-      typeof payload === 'object' && payload !== null ? Reflect.get(payload, 'exp') : undefined
-    if (typeof exp === 'number' || !requireExp) verified.keep(header, keys, payload)
+    if (!refusedForNoExp(requireExp, payload)) verified.keep(header, keys, payload)
   })
 }
 
@@ -203,7 +208,7 @@ export function jwtAuthorizer(auth: JwtAuth): Authorizer {
     const payload: unknown = c.get('jwtPayload')
     const claims =
       typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {}
-    if (auth.requireExp && typeof claims.exp !== 'number')
+    if (refusedForNoExp(auth.requireExp, claims))
       return deny(401, 'viewer token has no exp (it would be valid forever): issue it with one')
     const claim = claims[auth.videosClaim]
     return claimAllows(claim, video)

@@ -6,7 +6,7 @@ type Claims = Record<string, unknown>
 interface Verified<K> {
   /** The claims as JSON: every request gets an object of its own. */
   json: string
-  /** A copy of its own for the clock checks, never handed out. */
+  /** The clock claims as they were when verified, for the checks; never handed out. */
   times: { exp?: unknown; nbf?: unknown; iat?: unknown }
   keys: K
 }
@@ -91,8 +91,8 @@ export class VerifiedJwts<K> {
   keep(header: string | undefined, keys: K, claims: unknown): void {
     if (header === undefined || header.length > MAX_HEADER || !CANONICAL.test(header)) return
     if (typeof claims !== 'object' || claims === null) return
-    const json = JSON.stringify(claims)
-    const { exp, nbf, iat } = JSON.parse(json) as Claims
-    this.#known.set(header, { json, times: { exp, nbf, iat }, keys })
+    // the clock claims are numbers: copied here, whatever later changes the object
+    const { exp, nbf, iat } = claims as Claims
+    this.#known.set(header, { json: JSON.stringify(claims), times: { exp, nbf, iat }, keys })
   }
 }
