@@ -61,6 +61,32 @@ async function routes(client: RedisClusterClient, url: string, keys: string[]): 
   return answers.join(', ')
 }
 
+/**
+ * A fresh prefix whose keys in the node-down test leave both outcomes possible with the node at
+ * `url` stopped: a request with a key on it, and one with both keys on the others. The slots
+ * follow the prefix, and the viewer keys differ in one character, so their slots lie close: for
+ * about one prefix in forty every request had a key on the stopped node and none could answer.
+ */
+async function prefixAroundNode(client: RedisClusterClient, url: string): Promise<string> {
+  const table = client.cluster.slots as ReadonlyArray<{ master?: { address?: string } } | undefined>
+  const stopped = `:${new URL(url).port}`
+  const onStopped = async (key: string) => {
+    const slot = Number(await client.sendCommand(['CLUSTER', 'KEYSLOT', key]))
+    return table[slot]?.master?.address?.endsWith(stopped) === true
+  }
+  for (let tries = 0; tries < 20; tries++) {
+    const prefix = freshPrefix()
+    const touches = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const keys = [`${prefix}session:s-${i}:revoked`, `${prefix}viewer:v-${i}:revoked-at`]
+        return (await Promise.all(keys.map(onStopped))).includes(true)
+      }),
+    )
+    if (touches.includes(true) && touches.includes(false)) return prefix
+  }
+  throw new Error(`no prefix of 20 spreads the test's keys around ${url}`)
+}
+
 afterAll(async () => {
   for (const client of clients) client.destroy()
   await redis?.stop()
@@ -106,8 +132,8 @@ describe('the Redis stores on a Redis Cluster', () => {
   })
 
   it('with a node down: its keys fail with StoreUnavailableError in bounded time (503), the others answer, all recovers', async () => {
-    const prefix = freshPrefix()
     const client = clients[0] as RedisClusterClient
+    const prefix = await prefixAroundNode(client, redis.urls[0] ?? '')
     // each GET's own outcome, for the message below (the store answers one per pair of keys)
     const sent: string[] = []
     const recorded: RedisCommandClient = {
@@ -164,8 +190,9 @@ describe('the Redis stores on a Redis Cluster', () => {
       }),
     )
     expect(outcomes).toContain('unavailable')
-    // this failed twice in full runs (every request "Socket closed unexpectedly" within 3 ms),
-    // never alone: name what each request met and whether the other nodes still answer
+    // this failed three times in full runs, the last time with every viewer key on the stopped
+    // node (prefixAroundNode now rules that out): should it fail again, name what each request
+    // met and whether the other nodes still answer
     if (!outcomes.includes('answered'))
       expect.fail(
         `no request answered with one node of three down (${redis.urls[0]}): ${causes.join('; ')}; the others: ${await nodesAlive(redis.urls.slice(1))}; where this client sends the keys: ${await routes(client, redis.urls[1] ?? '', [`${prefix}session:s-0:revoked`, `${prefix}viewer:v-0:revoked-at`, `${prefix}session:s-1:revoked`, `${prefix}viewer:v-1:revoked-at`])}; each GET: ${sent.join('; ')}; the nodes' connections: ${events.join('; ')}`,
