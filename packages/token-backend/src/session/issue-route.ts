@@ -75,7 +75,8 @@ export function issueRoute({ now, audit, admission, noteRefusal, streams }: Sess
       video: query.video,
       type: streamType(query.type),
       sid: newSessionId(),
-      iat: nowSeconds,
+      // to the millisecond: a revocation of the viewer in this very second must not take it
+      iat: nowMs / 1000,
       exp,
       bind: session.binding,
       ...(net !== undefined && { net }),

@@ -67,7 +67,8 @@ export function revokeRoute({ now, audit, storeOf }: SessionLane) {
       const until = nowSeconds + session.lifetimeSeconds
       const store = storeOf(c)
       if ('session_id' in body) await store.revokeSession(body.session_id, until)
-      else await store.revokeViewer(body.sub, nowSeconds, until)
+      // to the millisecond, as sessions' `iat`: one issued just after this, in the same second, plays
+      else await store.revokeViewer(body.sub, nowMs / 1000, until)
       audit(
         JSON.stringify({
           event: 'session_revoked',

@@ -318,12 +318,19 @@ describe('/s/{video}/{session}/…', () => {
     expect((await leaf(one)).status).toBe(403)
     expect((await leaf(two)).status).toBe(302)
     advance(2000)
+    // issued in the second of the viewer's revocation, before it and after it: told apart
+    sub = 'viewer-1'
+    const before = await issue()
+    advance(400)
     expect((await revoke({ sub: 'viewer-1' })).status).toBe(200)
+    advance(10)
+    const after = await issue()
     advance(2000)
     expect(await (await leaf(two)).json()).toEqual({ error: 'session revoked' })
+    expect(await (await leaf(before)).json()).toEqual({ error: 'session revoked' })
     expect((await leaf(other)).status).toBe(302)
-    // a session issued after the viewer's revocation plays
-    sub = 'viewer-1'
+    // a session issued after the viewer's revocation plays, in the same second too
+    expect((await leaf(after)).status).toBe(302)
     advance(1000)
     expect((await leaf(await issue())).status).toBe(302)
   })

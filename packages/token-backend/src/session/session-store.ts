@@ -3,8 +3,9 @@ export interface StoredSession {
   sid: string
   /** The viewer's subject, when the session has one. */
   sub?: string | undefined
-  /** Issued at / expires at, Unix seconds. */
+  /** Issued at, Unix seconds, to the millisecond (a fraction) since sessions carry it so. */
   iat: number
+  /** Expires at, Unix seconds. */
   exp: number
 }
 
@@ -25,7 +26,9 @@ export interface SessionStore {
   revokeSession(sid: string, untilSeconds: number): Promise<void>
   /**
    * Revokes every session of `sub` issued at or before `atSeconds`; kept until `untilSeconds`
-   * (when the last of them has expired).
+   * (when the last of them has expired). `atSeconds` has a fraction (milliseconds), as
+   * sessions' `iat` has: keep it as a number, not rounded, or a session issued in the same
+   * second before the revocation would play on (rounded down) or one after it be refused (up).
    */
   revokeViewer(sub: string, atSeconds: number, untilSeconds: number): Promise<void>
   /**

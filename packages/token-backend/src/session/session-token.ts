@@ -13,8 +13,13 @@ export interface SessionClaims {
   type: 'vod' | 'live'
   /** Session ID: what the operator revokes and the audit log names. */
   sid: string
-  /** Issued at / expires at, Unix seconds. */
+  /**
+   * Issued at, Unix seconds to the millisecond (a JWT NumericDate may have a fraction): a
+   * viewer's revocation and a session issued in the same second are told apart. Credentials of
+   * earlier releases carry whole seconds.
+   */
   iat: number
+  /** Expires at, Unix seconds. */
   exp: number
   /** How it is bound, and the network it was issued to (absent for `none`). */
   bind: SessionBinding
@@ -33,7 +38,7 @@ const claimsSchema = v.object({
   video: v.string(),
   type: v.picklist(['vod', 'live']),
   sid: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/)),
-  iat: v.pipe(v.number(), v.integer()),
+  iat: v.pipe(v.number(), v.finite()),
   exp: v.pipe(v.number(), v.integer()),
   bind: v.picklist(['none', 'prefix', 'ip']),
   net: v.optional(v.string()),

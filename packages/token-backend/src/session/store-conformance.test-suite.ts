@@ -201,6 +201,18 @@ export function describeSessionStore(name: string, harness: StoreHarness): void 
         expect(await store.isRevoked(session({ iat: at - 1 }))).toBe(false)
       })
 
+      it('revokeViewer keeps its moment to the millisecond: a session of the same second after it plays', async () => {
+        const store = await harness.make()
+        const sub = id()
+        const at = now() + 0.344
+        await store.revokeViewer(sub, at, Math.ceil(at) + LIFETIME)
+        expect(await store.isRevoked(session({ sub, iat: at - 0.244 }))).toBe(true)
+        expect(await store.isRevoked(session({ sub, iat: at }))).toBe(true)
+        expect(await store.isRevoked(session({ sub, iat: at + 0.013 }))).toBe(false)
+        // a credential of an earlier release: whole seconds, issued in that second or before
+        expect(await store.isRevoked(session({ sub, iat: Math.floor(at) }))).toBe(true)
+      })
+
       it('moves a viewer’s revocation forward, never back', async () => {
         const store = await harness.make()
         const sub = id()
