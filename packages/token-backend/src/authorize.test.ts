@@ -64,14 +64,35 @@ describe('AUTH_MODE=jwt with a shared secret', () => {
   })
 
   it.each([
-    ['a wrong signature', () => token({ videos: ['demo'] }, 'another-secret-of-enough-length')],
-    ['an expired token', () => token({ videos: ['demo'], exp: realNow() - 10 })],
-    ['a token not yet valid', () => token({ videos: ['demo'], nbf: realNow() + 600 })],
-    ['garbage', async () => 'not.a.jwt'],
-  ])('answers 401 for %s', async (_, make) => {
-    const res = await call('demo', await make(), mode)
+    [
+      'a wrong signature',
+      () => token({ videos: ['demo'] }, 'another-secret-of-enough-length'),
+      'bearer token signature does not verify',
+    ],
+    [
+      'an expired token',
+      () => token({ videos: ['demo'], exp: realNow() - 10 }),
+      'bearer token expired',
+    ],
+    [
+      'a token not yet valid',
+      () => token({ videos: ['demo'], nbf: realNow() + 600 }),
+      'bearer token not valid yet (nbf)',
+    ],
+    [
+      'a token issued in the future',
+      () => token({ videos: ['demo'], iat: realNow() + 600 }),
+      'bearer token issued in the future (iat)',
+    ],
+    ['garbage', async () => 'not-a.jwt-at-all.x', 'bearer token malformed'],
+  ])('answers 401 for %s, its body naming why (never quoting the token)', async (_, make, why) => {
+    const jwt = await make()
+    const res = await call('demo', jwt, mode)
     expect(res.status).toBe(401)
-    expect(await res.json()).toEqual({ error: 'Unauthorized' })
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"')
+    const body = await res.text()
+    expect(JSON.parse(body)).toEqual({ error: why })
+    expect(body).not.toContain(jwt.split('.')[1])
   })
 
   it('refuses a token without exp (valid forever) unless JWT_REQUIRE_EXP=false', async () => {

@@ -1,4 +1,5 @@
 import type { Context, Env } from 'hono'
+import { HTTPException } from 'hono/http-exception'
 import { jwk } from 'hono/jwk'
 import { jwt } from 'hono/jwt'
 import type { BlankEnv, MiddlewareHandler } from 'hono/types'
@@ -204,7 +205,11 @@ const verifierFor = (auth: JwtAuth): Verifier => {
  */
 export function jwtAuthorizer(auth: JwtAuth): Authorizer {
   return async (c, video) => {
-    await verifierFor(auth).middleware(c, async () => {})
+    try {
+      await verifierFor(auth).middleware(c, async () => {})
+    } catch (error) {
+      throw namedRefusal(error)
+    }
     const payload: unknown = c.get('jwtPayload')
     const claims =
       typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {}
@@ -215,6 +220,38 @@ export function jwtAuthorizer(auth: JwtAuth): Authorizer {
       ? allow
       : deny(403, `token does not grant access to video "${video}"`)
   }
+}
+
+/** What a viewer is told of hono's JWT errors, by name (their messages quote the JWT). */
+const JWT_REFUSALS: Record<string, string> = {
+  JwtTokenExpired: 'bearer token expired',
+  JwtTokenNotBefore: 'bearer token not valid yet (nbf)',
+  JwtTokenIssuedAt: 'bearer token issued in the future (iat)',
+  JwtTokenSignatureMismatched: 'bearer token signature does not verify',
+  JwtTokenInvalid: 'bearer token malformed',
+  JwtHeaderInvalid: 'bearer token header malformed',
+  JwtHeaderRequiresKid: 'bearer token has no kid',
+  JwtAlgorithmMismatch: 'bearer token algorithm not accepted',
+  JwtAlgorithmNotAllowed: 'bearer token algorithm not accepted',
+  JwtAlgorithmNotImplemented: 'bearer token algorithm not accepted',
+  JwtSymmetricAlgorithmNotAllowed: 'bearer token algorithm not accepted',
+  JwtTokenIssuer: 'bearer token issuer not accepted',
+  JwtTokenAudience: 'bearer token audience not accepted',
+  JwtPayloadRequiresAud: 'bearer token audience not accepted',
+}
+
+/**
+ * Hono's 401 for a JWT it could not verify says `Unauthorized` whatever the cause: the same 401
+ * and challenge, its body naming why (expired, not yet valid, a bad signature…), so a player can
+ * tell a login to renew from a token to replace. Other errors pass as they are.
+ */
+function namedRefusal(error: unknown): unknown {
+  if (!(error instanceof HTTPException) || error.status !== 401) return error
+  const { cause } = error
+  const reason = cause instanceof Error ? JWT_REFUSALS[cause.name] : undefined
+  const message = reason ?? (error.message === 'Unauthorized' ? 'bearer token not accepted' : '')
+  if (message === '') return error
+  return new HTTPException(401, { message, ...(error.res && { res: error.res }), cause })
 }
 
 /**
