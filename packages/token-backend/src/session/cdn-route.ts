@@ -4,7 +4,7 @@ import * as v from 'valibot'
 import { fail } from '../errors.ts'
 import { answerHeaders } from '../response-headers.ts'
 import type { TokenAppEnv } from '../types.ts'
-import { operatorOnly } from './revoke-route.ts'
+import { operatorBody, operatorOnly } from './revoke-route.ts'
 import type { SessionLane } from './session-lane.ts'
 
 const drainBody = v.strictObject(
@@ -43,6 +43,7 @@ export function cdnRoute(lane: SessionLane) {
     .post(
       '/cdns/:action{drain|undrain}',
       operatorOnly('the CDN switch'),
+      operatorBody,
       validBody,
       async function drainCdn(c) {
         const cdns = cdnsOf(c.get('tokenConfig'))

@@ -1,4 +1,5 @@
 import { sValidator } from '@hono/standard-validator'
+import { bodyLimit } from 'hono/body-limit'
 import { Hono } from 'hono/tiny'
 import type { MiddlewareHandler } from 'hono/types'
 import { timingSafeEqual } from 'hono/utils/buffer'
@@ -42,6 +43,36 @@ export function operatorOnly(what: string): MiddlewareHandler<TokenAppEnv> {
   }
 }
 
+/** The most an operator's body may be: a session id, a viewer or a CDN id fit in it many times. */
+export const OPERATOR_BODY_BYTES = 16 * 1024
+
+const withinLimit = bodyLimit({
+  maxSize: OPERATOR_BODY_BYTES,
+  onError: (c) =>
+    c.json(
+      { error: `body over ${OPERATOR_BODY_BYTES} bytes: an operator's body is one small JSON object` },
+      413,
+      answerHeaders(c),
+    ),
+})
+
+/**
+ * An operator's body, after {@link operatorOnly}: JSON (`415` otherwise, named: a form or text
+ * body is not read as something else), at most {@link OPERATOR_BODY_BYTES} (`413`, read no
+ * further: a caller with the token cannot fill the memory).
+ *
+ * @example
+ * ```ts
+ * new Hono().post('/sessions/revoke', operatorOnly('revocation'), operatorBody, validator, revoke)
+ * ```
+ */
+export const operatorBody: MiddlewareHandler<TokenAppEnv> = async function operatorBody(c, next) {
+  const type = c.req.header('content-type') ?? ''
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    fail(415, `body must be JSON, sent with Content-Type: application/json (not "${type.slice(0, 64) || 'none'}")`)
+  return withinLimit(c, next)
+}
+
 /**
  * `POST /sessions/revoke` `{"session_id": "…"}` or `{"sub": "…"}` (every session of a viewer
  * issued until now), for the operator: effective within the leaf lifetime + the isolate cache.
@@ -55,6 +86,7 @@ export function revokeRoute({ now, audit, storeOf }: SessionLane) {
   return new Hono<TokenAppEnv>().post(
     '/sessions/revoke',
     operatorOnly('revocation'),
+    operatorBody,
     sValidator('json', revokeBody, (result) => {
       if (!result.success) fail(400, result.error[0]?.message ?? 'invalid body')
     }),

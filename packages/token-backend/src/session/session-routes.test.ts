@@ -344,6 +344,45 @@ describe('/s/{video}/{session}/…', () => {
     expect((await off.request('/sessions/revoke', { method: 'POST', body: '{}' })).status).toBe(501)
   })
 
+  it("refuses an operator's body that is not JSON (415) or too large (413), before reading it whole", async () => {
+    const { request } = setup()
+    const post = (body: BodyInit, type?: string, headers: Record<string, string> = {}) =>
+      request('/sessions/revoke', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${ADMIN}`,
+          ...(type !== undefined && { 'content-type': type }),
+          ...headers,
+        },
+        body,
+      })
+    const text = await post('{"sub":"x"}', 'text/plain')
+    expect(text.status).toBe(415)
+    expect(await text.json()).toEqual({
+      error: 'body must be JSON, sent with Content-Type: application/json (not "text/plain")',
+    })
+    expect((await post('sub=x', 'application/x-www-form-urlencoded')).status).toBe(415)
+    expect((await post('{"sub":"x"}')).status).toBe(415)
+    const padded = `{"sub":"x"${' '.repeat(20_000)}}`
+    const large = await post(padded, 'application/json')
+    expect(large.status).toBe(413)
+    expect(await large.json()).toEqual({ error: expect.stringContaining('body over 16384 bytes') })
+    // streamed, without a length: cut at the limit too
+    const stream = new Blob([padded]).stream()
+    const streamed = await request('/sessions/revoke', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit)
+    expect(streamed.status).toBe(413)
+    // JSON with a charset, small: as before
+    expect((await post('{"sub":"x"}', 'application/json; charset=utf-8')).status).toBe(200)
+    // no token: 401 first, the body not looked at
+    const anonymous = await request('/sessions/revoke', { method: 'POST', body: padded })
+    expect(anonymous.status).toBe(401)
+  })
+
   it('answers a CORS preflight and refuses other methods with 405', async () => {
     const { request, issue } = setup()
     const { path } = await issue()
