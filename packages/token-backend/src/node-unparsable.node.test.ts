@@ -24,6 +24,7 @@ beforeAll(async () => {
             cdnDomainIp: 'cdn-ip.test',
           },
           auth: { mode: 'none' },
+          session: { secret: 'unparsable-session-secret-of-32-chars' },
         },
       },
       (info) => resolve(info.port),
@@ -41,7 +42,11 @@ afterAll(
 )
 
 /** Sends `raw` and reads the whole answer (the server closes after these answers). */
-function rawRequest(raw: string): Promise<{ status: number; headers: string; body: string }> {
+function rawRequest(
+  raw: string,
+  // half-closed once sent, as `nc` does; Node then drops an answer still awaited (a session's)
+  halfClose = true,
+): Promise<{ status: number; headers: string; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1')
     let text = ''
@@ -58,7 +63,8 @@ function rawRequest(raw: string): Promise<{ status: number; headers: string; bod
         body: text.slice(split + 4),
       })
     })
-    socket.end(raw)
+    if (halfClose) socket.end(raw)
+    else socket.write(raw)
   })
 }
 
@@ -99,6 +105,41 @@ describe('requests the app cannot see: answered with {error} JSON', () => {
     expect(JSON.parse(answer.body)).toEqual({ error: 'bad request: missing host header' })
     const old = await rawRequest('GET /token?video=demo HTTP/1.0\r\n\r\n')
     expect(old.status).toBe(200)
+  })
+
+  it('a Host no URL can be built from: 400 naming it (empty on HTTP/1.1, not a host name)', async () => {
+    for (const [host, error] of [
+      ['', 'bad request: empty host header'],
+      ['x"y', 'bad request: invalid host header'],
+      ['a{b}c', 'bad request: invalid host header'],
+    ]) {
+      const answer = await rawRequest(
+        `GET /session?video=demo HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      )
+      expect(answer.status).toBe(400)
+      expect(JSON.parse(answer.body)).toEqual({ error })
+    }
+    for (const host of ['localhost', `127.0.0.1:${port}`, 'tokens.example.com', '[::1]:8787'])
+      expect(
+        (
+          await rawRequest(
+            `GET /token?video=demo HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+          )
+        ).status,
+      ).toBe(200)
+  })
+
+  it('an HTTP/1.0 request without Host: the session URL names the address and port it reached', async () => {
+    for (const raw of [
+      'GET /session?video=demo HTTP/1.0\r\n\r\n',
+      'GET /session?video=demo HTTP/1.0\r\nHost: \r\n\r\n',
+    ]) {
+      // an HTTP/1.0 answer closes the connection: the socket stays open until then
+      const answer = await rawRequest(raw, false)
+      expect(answer.status).toBe(200)
+      const { session_url: url } = JSON.parse(answer.body) as { session_url: string }
+      expect(url.startsWith(`http://127.0.0.1:${port}/s/demo/`)).toBe(true)
+    }
   })
 
   it('bytes that are not HTTP: 400 with a body', async () => {

@@ -25,23 +25,74 @@ export function unparsableRequest(error: unknown): Response {
   )
 }
 
+/** What the Host checks read of `@hono/node-server`'s `env.incoming`. */
+interface Incoming {
+  httpVersion?: string
+  headers?: { host?: string }
+  socket?: { localAddress?: string; localPort?: number }
+}
+
+const incomingOf = (env: unknown): Incoming | undefined =>
+  (env as { incoming?: Incoming } | undefined)?.incoming
+
 /**
- * The 400 of an HTTP/1.1 request without `Host` (RFC 9112 §3.2), which Node would answer with an
- * empty body: `undefined` for any other request. `env` is `@hono/node-server`'s (`incoming`).
+ * A host a URL is built from: a name or IPv4 address (letters, digits, `.`, `-`, `_`, `~`) or a
+ * bracketed IPv6 address, and an optional port. `@hono/node-server` lets through what the URL
+ * parser keeps (`x"y`, `a{b}`), which would then name the server in session URLs.
+ */
+const HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
+
+const badRequest = (error: string) =>
+  Response.json({ error }, { status: 400, headers: JSON_ANSWER_HEADERS })
+
+/**
+ * The 400 of a request whose `Host` no URL can be built from, which Node would answer with an
+ * empty body or `@hono/node-server` let through: an HTTP/1.1 request without it or with an
+ * empty one (RFC 9112 §3.2), or a `Host` that is no host name. `undefined` for any other
+ * request (an HTTP/1.0 one may come without: {@link withLocalHost}). `env` is
+ * `@hono/node-server`'s (`incoming`).
  *
  * @example
  * ```ts
- * getRequestListener((request, env) => withoutHost(env) ?? app.fetch(request, env))
+ * getRequestListener((request, env) => hostRefusal(env) ?? app.fetch(request, env))
  * ```
  */
-export function withoutHost(env: unknown): Response | undefined {
-  const incoming = (env as { incoming?: { httpVersion?: string; headers?: { host?: string } } })
-    ?.incoming
-  if (incoming?.httpVersion !== '1.1' || incoming.headers?.host !== undefined) return undefined
-  return Response.json(
-    { error: 'bad request: missing host header' },
-    { status: 400, headers: JSON_ANSWER_HEADERS },
-  )
+export function hostRefusal(env: unknown): Response | undefined {
+  const incoming = incomingOf(env)
+  const host = incoming?.headers?.host
+  if (host === undefined || host === '')
+    return incoming?.httpVersion === '1.1'
+      ? badRequest(`bad request: ${host === undefined ? 'missing' : 'empty'} host header`)
+      : undefined
+  return HOST.test(host) ? undefined : badRequest('bad request: invalid host header')
+}
+
+/**
+ * `request` as the app should see it: an HTTP/1.0 request without `Host` (or with an empty one)
+ * is given the address and port it reached, where `@hono/node-server` would put its listening
+ * name without the port, and a session URL built from it would point at port 80.
+ *
+ * @example
+ * ```ts
+ * getRequestListener((request, env) => app.fetch(withLocalHost(request, env), env))
+ * ```
+ */
+export function withLocalHost(request: Request, env: unknown): Request {
+  const incoming = incomingOf(env)
+  const host = incoming?.headers?.host
+  const { localAddress, localPort } = incoming?.socket ?? {}
+  if ((host !== undefined && host !== '') || !localAddress || !localPort) return request
+  // an IPv4 client of a dual-stack socket: its IPv4 form; IPv6 bracketed in a URL
+  const address = localAddress.startsWith('::ffff:') ? localAddress.slice(7) : localAddress
+  const named = address.includes(':') ? `[${address}]` : address
+  const url = new URL(request.url)
+  url.host = `${named}:${localPort}`
+  return new Request(url, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    ...(request.body !== null && { duplex: 'half' }),
+  } as RequestInit)
 }
 
 /** Node's parser errors, by code, as Node's own `clientError` default answers them. */

@@ -25,7 +25,12 @@ import {
   type TokenBackendEnv,
   tokenConfig,
 } from './config.ts'
-import { answerClientErrors, unparsableRequest, withoutHost } from './node-unparsable.ts'
+import {
+  answerClientErrors,
+  hostRefusal,
+  unparsableRequest,
+  withLocalHost,
+} from './node-unparsable.ts'
 import { holdsState, instancesFrom, scaledOut } from './scale-out.ts'
 import { cachedSessionStore } from './session/cached-session-store.ts'
 
@@ -171,8 +176,8 @@ export function serveTokenApp(
     // Node's own refusal of an HTTP/1.1 request without Host has an empty body: ours names it
     { requireHostHeader: false },
     getRequestListener(
-      (...request: Parameters<TokenApp['fetch']>) =>
-        withoutHost(request[1]) ?? (fetchWith ?? notReady)(...request),
+      (request: Request, env: Parameters<TokenApp['fetch']>[1]) =>
+        hostRefusal(env) ?? (fetchWith ?? notReady)(withLocalHost(request, env), env),
       { hostname: host, errorHandler: unparsableRequest },
     ),
   )
