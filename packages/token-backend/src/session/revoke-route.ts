@@ -50,7 +50,9 @@ const withinLimit = bodyLimit({
   maxSize: OPERATOR_BODY_BYTES,
   onError: (c) =>
     c.json(
-      { error: `body over ${OPERATOR_BODY_BYTES} bytes: an operator's body is one small JSON object` },
+      {
+        error: `body over ${OPERATOR_BODY_BYTES} bytes: an operator's body is one small JSON object`,
+      },
       413,
       answerHeaders(c),
     ),
@@ -69,7 +71,10 @@ const withinLimit = bodyLimit({
 export const operatorBody: MiddlewareHandler<TokenAppEnv> = async function operatorBody(c, next) {
   const type = c.req.header('content-type') ?? ''
   if (!/^application\/json\s*(;|$)/i.test(type))
-    fail(415, `body must be JSON, sent with Content-Type: application/json (not "${type.slice(0, 64) || 'none'}")`)
+    fail(
+      415,
+      `body must be JSON, sent with Content-Type: application/json (not "${type.slice(0, 64) || 'none'}")`,
+    )
   return withinLimit(c, next)
 }
 
