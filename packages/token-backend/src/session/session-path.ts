@@ -15,7 +15,9 @@ const SESSION_PATH =
   /^\/s\/([A-Za-z0-9_-]{1,128})\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)\/(.+)$/
 
 /**
- * One path segment of a session's file: no `%` (no encoded slash or dot), no `.` or `..`. `=`
+ * One path segment of a session's file: no `%` (no encoded slash), no `.` or `..` (URL parsing
+ * has resolved dot segments, `%2e` included, before a path gets here: this refuses what a
+ * request built by hand could still carry). `=`
  * for the names DASH packagers give segments (`video=100000/…`, `audio_eng=64000-12.m4s`): a
  * plain character of a path, which can neither leave the directory nor start a query.
  */
