@@ -1,17 +1,23 @@
 import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
+import devVarsExample from '../.dev.vars.example?raw'
 import { CLIENT } from '../test/client.ts'
+import wranglerConfig from '../wrangler.jsonc?raw'
+import { presentsToken } from './admin.ts'
 import { createApiApp } from './app.ts'
 
 // Against its own state object, so reseeding here cannot disturb other test files.
 const app = createApiApp()
-const world = (overrides: Record<string, string> = {}) => ({
+const world = (overrides: Record<string, string | undefined> = {}) => ({
   ...env,
   STATE_NAME: 'admin-test',
   ...overrides,
 })
-const call = (path: string, init: RequestInit = {}, overrides: Record<string, string> = {}) =>
-  app.request(path, init, world(overrides))
+const call = (
+  path: string,
+  init: RequestInit = {},
+  overrides: Record<string, string | undefined> = {},
+) => app.request(path, init, world(overrides))
 const authed = (path: string, headers: Record<string, string> = {}) =>
   call(path, { headers: { authorization: CLIENT, ...headers } })
 
@@ -91,6 +97,73 @@ describe('/__admin', () => {
       off,
     )
     expect(res.status).toBe(200)
+  })
+})
+
+describe('/__admin is off unless enabled for local use, and locked by EMULATOR_ADMIN_TOKEN', () => {
+  const TOKEN = 'admin-token-0123456789'
+  const locked = { EMULATOR_ADMIN_TOKEN: TOKEN }
+  const state = (headers: Record<string, string>, overrides = locked) =>
+    call('/__admin/state', { headers }, overrides)
+
+  it('is off in what a deploy ships (wrangler.jsonc), on in the local .dev.vars', () => {
+    // wrangler.jsonc with its comment lines left out is JSON
+    const config = JSON.parse(
+      wranglerConfig
+        .split('\n')
+        .filter((line) => !/^\s*\/\//.test(line))
+        .join('\n'),
+    ) as { vars: Record<string, string> }
+    expect(config.vars).not.toHaveProperty('EMULATOR_ADMIN')
+    expect(config.vars).not.toHaveProperty('EMULATOR_ADMIN_TOKEN')
+    expect(devVarsExample.split('\n')).toContain('EMULATOR_ADMIN=true')
+  })
+
+  it('answers 404 when EMULATOR_ADMIN is unset, as for false', async () => {
+    const unset = { ...world(), EMULATOR_ADMIN: undefined }
+    expect((await app.request('/__admin/state', {}, unset)).status).toBe(404)
+    expect((await app.request('/__admin/reset', { method: 'POST' }, unset)).status).toBe(404)
+    expect((await app.request('/__admin/requests', {}, unset)).status).toBe(404)
+  })
+
+  it.each([
+    ['no Authorization', {}],
+    ['an API key of the emulated API', { authorization: CLIENT }],
+    ['another bearer token', { authorization: 'Bearer admin-token-0123456780' }],
+    ['the token without its scheme', { authorization: TOKEN }],
+    ['the token after two spaces', { authorization: `Bearer  ${TOKEN}` }],
+  ])('answers 401 for %s when a token is set', async (_, headers) => {
+    const res = await state(headers)
+    expect(res.status).toBe(401)
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="emulator-admin"')
+    expect(await res.json()).toMatchObject({
+      exception_class: 'AuthenticationFailed',
+      message: 'The emulator controls need Authorization: Bearer <EMULATOR_ADMIN_TOKEN>.',
+    })
+    const reset = await call('/__admin/reset', { method: 'POST', headers }, locked)
+    expect(reset.status).toBe(401)
+    const journal = await call('/__admin/requests', { method: 'DELETE', headers }, locked)
+    expect(journal.status).toBe(401)
+  })
+
+  it('answers with the token (scheme in any case), and 404 when off, token or not', async () => {
+    expect((await state({ authorization: `Bearer ${TOKEN}` })).status).toBe(200)
+    expect((await state({ authorization: `bearer ${TOKEN}` })).status).toBe(200)
+    const off = { ...locked, EMULATOR_ADMIN: 'false' }
+    expect((await state({ authorization: `Bearer ${TOKEN}` }, off)).status).toBe(404)
+  })
+
+  it('refuses a guessable token as a misconfiguration (500 naming it)', async () => {
+    const res = await state({ authorization: 'Bearer short' }, { EMULATOR_ADMIN_TOKEN: 'short' })
+    expect(res.status).toBe(500)
+    expect(await res.text()).toContain('EMULATOR_ADMIN_TOKEN')
+  })
+
+  it('presentsToken reads Bearer <token> only', async () => {
+    expect(await presentsToken(`Bearer ${TOKEN}`, TOKEN)).toBe(true)
+    expect(await presentsToken(undefined, TOKEN)).toBe(false)
+    expect(await presentsToken(`Bearer ${TOKEN} x`, TOKEN)).toBe(false)
+    expect(await presentsToken(`Basic ${TOKEN}`, TOKEN)).toBe(false)
   })
 })
 

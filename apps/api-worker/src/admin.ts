@@ -1,4 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { findKey } from './auth.ts'
+import { apiConfig } from './config.ts'
 import { datasetFor, type Generation } from './data/dataset.ts'
 import type { ApiEnv } from './env.ts'
 import { ApiError } from './errors.ts'
@@ -37,18 +39,47 @@ const describe = (generation: Generation): z.infer<typeof GenerationReport> => {
 }
 
 /**
- * The emulator controls under `/__admin` (WireMock style): reseed, state, request journal. No
- * credential needed; all of it answers 404 unless `EMULATOR_ADMIN` is `true`.
+ * Whether an `Authorization` header is `Bearer <token>` (scheme case-insensitive, one space),
+ * compared in constant time ({@link findKey}: SHA-256 digests, so neither the length nor the
+ * first differing character shows in timing).
+ *
+ * @example
+ * ```ts
+ * await presentsToken('Bearer s3cret-admin-token-0001', 's3cret-admin-token-0001') // true
+ * ```
+ */
+export async function presentsToken(header: string | undefined, token: string): Promise<boolean> {
+  const [scheme = '', credential = '', ...rest] = (header ?? '').split(' ')
+  if (scheme.toLowerCase() !== 'bearer' || rest.length) return false
+  return (await findKey(credential, [token])) === 0
+}
+
+/**
+ * The emulator controls under `/__admin` (WireMock style): reseed, state, request journal. They
+ * wipe state and show every caller's requests, so they answer 404 unless `EMULATOR_ADMIN` is
+ * `true` (`.dev.vars` for `npm start`; never a shipped default), and, when `EMULATOR_ADMIN_TOKEN`
+ * is set (do set it wherever the emulator is reachable by others), 401 without
+ * `Authorization: Bearer <EMULATOR_ADMIN_TOKEN>`. The API's own keys do not open them.
  *
  * @example
  * ```sh
  * curl -X POST http://127.0.0.1:8788/__admin/reset -H 'content-type: application/json' -d '{"seed":7}'
+ * curl -H "Authorization: Bearer $EMULATOR_ADMIN_TOKEN" https://emulator.example/__admin/requests
  * ```
  */
 export const admin = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
 
 admin.use(async function adminOnlyWhenEnabled(c, next) {
   if (!adminEnabled(c.env)) throw new ApiError(404, `No route for ${c.req.method} ${c.req.path}`)
+  const { adminToken } = apiConfig(c.env)
+  if (adminToken !== undefined && !(await presentsToken(c.req.header('authorization'), adminToken)))
+    throw new ApiError(
+      401,
+      'The emulator controls need Authorization: Bearer <EMULATOR_ADMIN_TOKEN>.',
+      undefined,
+      // its own challenge: an API key or login JWT does not open /__admin
+      { 'WWW-Authenticate': 'Bearer realm="emulator-admin"' },
+    )
   await next()
 })
 
@@ -62,6 +93,7 @@ admin
       summary: 'Current seed, the instant the data is relative to, and record counts',
       responses: {
         200: ok('State', GenerationReport),
+        401: AdminErrors[401],
         404: AdminErrors[404],
       },
     }),
@@ -136,7 +168,11 @@ admin
       operationId: 'clearJournalRequests',
       tags: ['Emulator'],
       summary: 'Clear the request journal',
-      responses: { 204: { description: 'Cleared' }, 404: AdminErrors[404] },
+      responses: {
+        204: { description: 'Cleared' },
+        401: AdminErrors[401],
+        404: AdminErrors[404],
+      },
     }),
     async (c) => {
       await stateOf(c.env).clearJournal()

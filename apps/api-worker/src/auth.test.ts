@@ -80,6 +80,62 @@ describe('authentication (spec 5)', () => {
       expect((await api(NETWORKS, { auth: `Bearer ${token}` })).status).toBe(401)
   })
 
+  describe('refuses an access JWT signed with the secret but not shaped as the login issues it', () => {
+    const base = {
+      sub: 'user@example.com',
+      client_id: 1001,
+      kind: 'client',
+      token_type: 'access',
+      iat: now(),
+      exp: now() + 60,
+    }
+    const drop = (claim: keyof typeof base) =>
+      Object.fromEntries(Object.entries(base).filter(([name]) => name !== claim))
+    it.each([
+      ['without exp (it never expired)', drop('exp')],
+      ['with exp 0 (hono skips a falsy exp)', { ...base, exp: 0 }],
+      ['with exp as text', { ...base, exp: String(now() + 60) }],
+      ['without iat', drop('iat')],
+      ['without client_id (/iam/clients/me answered without an id)', drop('client_id')],
+      ['with client_id as text (echoed as text)', { ...base, client_id: '1001' }],
+      ['with client_id 0', { ...base, client_id: 0 }],
+      ['with client_id 1.5', { ...base, client_id: 1.5 }],
+      ['without sub', drop('sub')],
+      ['with an empty sub', { ...base, sub: '' }],
+      ['with sub as a number', { ...base, sub: 7 }],
+      ['with kind admin', { ...base, kind: 'admin' }],
+      ['without kind', drop('kind')],
+      ['without token_type', drop('token_type')],
+    ])('%s: 401', async (_, claims) => {
+      const token = await sign(claims, env.JWT_SECRET, 'HS256')
+      const { status, body, res } = await getJson('/iam/clients/me', { auth: `Bearer ${token}` })
+      expect(status).toBe(401)
+      expect(body).toMatchObject({ exception_class: 'AuthenticationFailed' })
+      expect(String(body.message)).toContain('Given token not valid')
+      expect(res.headers.get('www-authenticate')).toBe('APIKey realm="api", Bearer realm="api"')
+    })
+
+    it('and a refresh JWT without exp is no refresh token', async () => {
+      const { exp: _exp, ...claims } = { ...base, token_type: 'refresh' }
+      const refresh = await sign(claims, env.JWT_SECRET, 'HS256')
+      const res = await api('/iam/auth/jwt/refresh', {
+        method: 'POST',
+        auth: null,
+        body: JSON.stringify({ refresh }),
+        headers: { 'content-type': 'application/json' },
+      })
+      expect(res.status).toBe(401)
+      expect(await res.json()).toEqual({ errors: { refresh: ['Token is invalid or expired.'] } })
+    })
+
+    it('while the well-shaped token is accepted, extra claims and all, with a numeric id', async () => {
+      const token = await sign({ ...base, jti: 'x' }, env.JWT_SECRET, 'HS256')
+      const { status, body } = await getJson('/iam/clients/me', { auth: `Bearer ${token}` })
+      expect(status).toBe(200)
+      expect(body).toMatchObject({ id: 1001, auth_method: 'jwt', user: 'user@example.com' })
+    })
+  })
+
   it('findKey compares every key and reports the first match', async () => {
     expect(await findKey('b', ['a', 'b', 'b'])).toBe(1)
     expect(await findKey('c', ['a', 'b'])).toBe(-1)

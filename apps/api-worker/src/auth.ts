@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi'
 import type { Context, Next } from 'hono'
 import { verify } from 'hono/jwt'
 import { apiConfig } from './config.ts'
@@ -30,18 +31,30 @@ export async function findKey(presented: string, keys: readonly string[]): Promi
   return found
 }
 
-/** The claims of an access or refresh JWT issued by the login method. */
-export interface SessionClaims {
-  sub: string
-  client_id: number
-  kind: Principal['kind']
-  token_type: 'access' | 'refresh'
-  exp: number
-  iat: number
-}
+/** A JWT time claim (RFC 7519 NumericDate): whole seconds since the epoch. */
+const numericDate = z.number().int().nonnegative()
 
 /**
- * Verifies a login JWT of the expected type; `undefined` when invalid or expired.
+ * The claims of an access or refresh JWT issued by the login method, as a schema: a signature
+ * says who wrote a token, not what is in it. `exp` is required (hono's `verify` only checks one
+ * that is there, and a token without it would never expire), and `client_id` is the account
+ * number the principal carries (a string `"1001"` was echoed as a string by `/iam/clients/me`).
+ */
+const SessionClaimsSchema = z.object({
+  sub: z.string().min(1),
+  client_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  kind: z.enum(['client', 'reseller'] as const satisfies readonly Principal['kind'][]),
+  token_type: z.enum(['access', 'refresh']),
+  exp: numericDate,
+  iat: numericDate,
+})
+
+/** The claims of an access or refresh JWT issued by the login method. */
+export type SessionClaims = z.infer<typeof SessionClaimsSchema>
+
+/**
+ * Verifies a login JWT of the expected type: its HS256 signature, its time claims (`exp` required
+ * and in the future) and the shape of its claims; `undefined` when any of that fails.
  *
  * @example
  * ```ts
@@ -55,12 +68,16 @@ export async function verifySession(
 ): Promise<SessionClaims | undefined> {
   const { jwtSecret } = apiConfig(env)
   if (!jwtSecret) throw new ApiError(500, 'Emulator misconfigured: JWT_SECRET is not set.')
+  let payload: unknown
   try {
-    const claims = (await verify(token, jwtSecret, 'HS256')) as unknown as SessionClaims
-    return claims.token_type === type ? claims : undefined
+    payload = await verify(token, jwtSecret, 'HS256')
   } catch {
     return undefined
   }
+  const claims = SessionClaimsSchema.safeParse(payload)
+  if (!claims.success || claims.data.token_type !== type) return undefined
+  // checked here too: hono's verify skips a falsy `exp`, so `exp: 0` would never expire
+  return claims.data.exp > Date.now() / 1000 ? claims.data : undefined
 }
 
 /**

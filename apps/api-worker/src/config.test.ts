@@ -15,6 +15,14 @@ describe('parseApiConfig', () => {
       dnsRateLimit: { limit: 3, windowMs: 2000 },
       stateName: 'emulator',
     })
+    expect(parseApiConfig(env).adminToken).toBeUndefined()
+  })
+
+  it('leaves the emulator controls off when EMULATOR_ADMIN is unset, and reads a token', () => {
+    const { EMULATOR_ADMIN: _on, ...unset } = env
+    expect(parseApiConfig(unset).admin).toBe(false)
+    const token = 'an-admin-token-of-24-chars'
+    expect(parseApiConfig({ ...env, EMULATOR_ADMIN_TOKEN: token }).adminToken).toBe(token)
   })
 
   it.each([
@@ -23,6 +31,8 @@ describe('parseApiConfig', () => {
     ['SEED', 'forty-two'],
     ['TASK_STEP_MS', '-5'],
     ['EMULATOR_ADMIN', 'ture'],
+    ['EMULATOR_ADMIN_TOKEN', 'too-short'],
+    ['EMULATOR_ADMIN_TOKEN', 'spaces are not allowed here'],
   ])('a bad %s (%j) fails loudly, naming it, instead of falling back', async (variable, value) => {
     expect(() => parseApiConfig({ ...env, [variable]: value })).toThrow(variable)
     const res = await createApiApp().request(

@@ -7,8 +7,10 @@ export interface ApiConfig {
   clientKeys: string[]
   resellerKeys: string[]
   jwtSecret: string | undefined
-  /** `/__admin` and `Prefer` on. */
+  /** `/__admin` and `Prefer` on (`EMULATOR_ADMIN=true`; off when unset). */
   admin: boolean
+  /** When set, `/__admin` also needs `Authorization: Bearer <this>`. */
+  adminToken: string | undefined
   seed: number
   taskStepMs: number
   dnsRateLimit: { limit: number; windowMs: number }
@@ -23,6 +25,12 @@ const RULES = {
   EMULATOR_ADMIN: [
     (text) => (text === 'true' || text === 'false' ? text : undefined),
     'must be "true" or "false".',
+  ],
+  // A token a deployment can be guessed into is no lock: 16 characters at least, and no spaces
+  // (it travels as `Authorization: Bearer <token>`).
+  EMULATOR_ADMIN_TOKEN: [
+    (text) => (/^[\x21-\x7e]{16,}$/.test(text) ? text : undefined),
+    'must be at least 16 printable ASCII characters without spaces.',
   ],
   SEED: [wholeNumber, 'must be a whole number.'],
   TASK_STEP_MS: [wholeNumber, 'must be a whole number.'],
@@ -87,6 +95,7 @@ export function parseApiConfig(env: ApiBindings): ApiConfig {
     resellerKeys,
     jwtSecret: env.JWT_SECRET || undefined,
     admin,
+    adminToken: read(env, 'EMULATOR_ADMIN_TOKEN'),
     seed: read(env, 'SEED') ?? DEFAULT_SEED,
     taskStepMs: read(env, 'TASK_STEP_MS') ?? 1500,
     dnsRateLimit,

@@ -22,8 +22,13 @@ export interface ApiBindings {
   RESELLER_API_KEYS?: string
   /** HMAC secret for login JWTs (secret). */
   JWT_SECRET?: string
-  /** `true` enables /__admin and the `Prefer` header; anything else disables both. */
+  /**
+   * `true` enables /__admin and the `Prefer` header; `false` or unset disables both. Off in
+   * wrangler.jsonc (what a deploy ships), on in .dev.vars for `npm start`.
+   */
   EMULATOR_ADMIN?: string
+  /** When set, /__admin also needs `Authorization: Bearer <token>` (secret, 16+ characters). */
+  EMULATOR_ADMIN_TOKEN?: string
   /** Seed of the generated data (integer); `POST /__admin/reset` can change it. */
   SEED?: string
   /** Milliseconds a cloud task spends in NEW and in RUNNING. */

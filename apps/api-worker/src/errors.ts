@@ -111,12 +111,14 @@ export class ApiError extends Error {
 
   /** A 400 from a failed zod parse: one entry per field path. */
   static fromZod(error: ZodError): ApiError {
-    const fields: FieldErrors = {}
+    // A Map, not `{}`: a field path is the caller's text, and `fields['constructor']` or
+    // `fields['__proto__']` on an object would find (or set) what it inherits.
+    const fields = new Map<string, string[]>()
     for (const issue of error.issues) {
       const field = issue.path.length ? issue.path.join('.') : 'non_field_errors'
-      fields[field] = [...(fields[field] ?? []), issueMessage(issue)]
+      fields.set(field, [...(fields.get(field) ?? []), issueMessage(issue)])
     }
-    return ApiError.validation(fields)
+    return ApiError.validation(Object.fromEntries(fields))
   }
 }
 

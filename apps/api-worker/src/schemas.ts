@@ -30,11 +30,16 @@ const responses = (schema: z.ZodType) => {
 
 /**
  * The error responses of the emulator controls (`/__admin`): 404 while `EMULATOR_ADMIN` is not
- * `true`, 400 for a bad body or query, both in the cloud style.
+ * `true`, 401 without the `EMULATOR_ADMIN_TOKEN` when one is set, 400 for a bad body or query,
+ * all in the cloud style.
  */
 export const AdminErrors = {
   400: {
     description: 'Invalid body or query',
+    content: { 'application/json': { schema: CloudError } },
+  },
+  401: {
+    description: 'EMULATOR_ADMIN_TOKEN is set and Authorization: Bearer <it> was not presented',
     content: { 'application/json': { schema: CloudError } },
   },
   404: {

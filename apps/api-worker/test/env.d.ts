@@ -8,3 +8,9 @@ declare namespace Cloudflare {
     JWT_SECRET: string
   }
 }
+
+/** A file's text, as Vite's `?raw` import gives it (tests read wrangler.jsonc and .dev.vars.example). */
+declare module '*?raw' {
+  const text: string
+  export default text
+}

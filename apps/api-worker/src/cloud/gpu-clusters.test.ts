@@ -113,6 +113,31 @@ describe('POST /cloud/v3/gpu/baremetal/{project_id}/{region_id}/clusters + GET /
     expect((await getJson('/cloud/v1/tasks/not-a-uuid')).status).toBe(400)
   })
 
+  it('keeps a tag named __proto__ as an ordinary tag (it was dropped)', async () => {
+    const tags = JSON.parse('{"__proto__":"x","a":"1"}') as Record<string, string>
+    const res = await post({ ...valid, tags })
+    expect(res.status).toBe(200)
+    const { tasks } = await res.json<{ tasks: string[] }>()
+    const text = await (await api(`/cloud/v1/tasks/${tasks[0]}`)).text()
+    const shown = (JSON.parse(text) as Task).data.tags
+    expect(Object.entries(shown)).toEqual([
+      ['__proto__', 'x'],
+      ['a', '1'],
+    ])
+  })
+
+  it('counts tag lengths in characters: a key and a value of 255 emoji are accepted', async () => {
+    const emoji = '😀'.repeat(255)
+    const res = await post({ ...valid, tags: { [emoji]: ` ${emoji} ` } })
+    expect(res.status).toBe(200)
+    const { tasks } = await res.json<{ tasks: string[] }>()
+    expect((await getJson<Task>(`/cloud/v1/tasks/${tasks[0]}`)).body.data.tags).toEqual({
+      [emoji]: emoji,
+    })
+  })
+
+  const iface = valid.servers_settings
+    .interfaces[0] as (typeof valid.servers_settings.interfaces)[0]
   const without = (key: string) =>
     Object.fromEntries(Object.entries(valid).filter(([k]) => k !== key))
   it.each([
@@ -176,7 +201,93 @@ describe('POST /cloud/v3/gpu/baremetal/{project_id}/{region_id}/clusters + GET /
     ],
     ['an empty tag value', { ...valid, tags: { a: '  ' } }, 'tags.a', '1 to 255'],
     ['a tag value with a tab', { ...valid, tags: { a: 'x\ty' } }, 'tags.a', 'tabs or newlines'],
-    ['an unknown field', { ...valid, colour: 'blue' }, 'non_field_errors', ''],
+    [
+      'an unknown field',
+      { ...valid, colour: 'blue' },
+      'non_field_errors',
+      'Unknown field: colour.',
+    ],
+    // nested objects are as strict as the top level (their unknown fields were dropped: a 200)
+    [
+      'an unknown field in servers_settings',
+      { ...valid, servers_settings: { ...valid.servers_settings, colour: 'blue' } },
+      'servers_settings',
+      'Unknown field: colour.',
+    ],
+    [
+      'an unknown field in an interface',
+      {
+        ...valid,
+        servers_settings: { ...valid.servers_settings, interfaces: [{ ...iface, vlan: 7 }] },
+      },
+      'servers_settings.interfaces.0',
+      'Unknown field: vlan.',
+    ],
+    [
+      "an unknown field in an interface's security group",
+      {
+        ...valid,
+        servers_settings: {
+          ...valid.servers_settings,
+          interfaces: [{ ...iface, security_groups: [{ id: 'sg-1', name: 'web' }] }],
+        },
+      },
+      'servers_settings.interfaces.0.security_groups.0',
+      'Unknown field: name.',
+    ],
+    [
+      'an unknown field in credentials',
+      {
+        ...valid,
+        servers_settings: {
+          ...valid.servers_settings,
+          credentials: { ...valid.servers_settings.credentials, ssh_key: 'ssh-ed25519 AAAA' },
+        },
+      },
+      'servers_settings.credentials',
+      'Unknown field: ssh_key.',
+    ],
+    [
+      'an unknown field in a file share',
+      {
+        ...valid,
+        servers_settings: {
+          ...valid.servers_settings,
+          file_shares: [{ id: 'fs-1', mount_path: '/data', read_only: true }],
+        },
+      },
+      'servers_settings.file_shares.0',
+      'Unknown field: read_only.',
+    ],
+    [
+      'an unknown field in a security group',
+      {
+        ...valid,
+        servers_settings: { ...valid.servers_settings, security_groups: [{ id: 'sg-1', x: 1 }] },
+      },
+      'servers_settings.security_groups.0',
+      'Unknown field: x.',
+    ],
+    // keys equal once trimmed: one key given twice (the last one silently won)
+    [
+      'tag keys equal once trimmed',
+      { ...valid, tags: JSON.parse('{"__proto__":"x","a":"1"," a ":"2"}') },
+      'tags. a ',
+      'Tag key "a" is given more than once',
+    ],
+    [
+      'a tag key of 256 emoji',
+      { ...valid, tags: { ['😀'.repeat(256)]: 'x' } },
+      `tags.${'😀'.repeat(256)}`,
+      '1 to 255',
+    ],
+    [
+      'a tag value that is not a string',
+      { ...valid, tags: { a: 1 } },
+      'tags.a',
+      'Not a valid string.',
+    ],
+    ['tags that are not an object', { ...valid, tags: ['a'] }, 'tags', 'Must be an object mapping'],
   ])('answers 400 for %s', async (_, body, field, message) => {
     const res = await post(body)
     expect(res.status).toBe(400)

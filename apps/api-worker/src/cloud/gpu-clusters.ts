@@ -50,17 +50,22 @@ export function isBase64(text: string): boolean {
   return true
 }
 
-const Ref = z.object({ id: z.string().min(1) })
+// Every object of the body is strict, not only the top level: an unknown field anywhere is a
+// 400 "Unknown field: …" naming it (a misspelt `security_group` must not vanish silently).
 
-const Interface = z.object({
-  type: z.string().min(1).openapi({ example: 'external' }),
-  ip_family: z.enum(['ipv4', 'ipv6', 'dual']).default('ipv4'),
-  name: z.string().min(1).max(63).optional(),
-  port_security_enabled: z.boolean().optional(),
-  security_groups: z.array(Ref).optional(),
-})
+const Ref = z.object({ id: z.string().min(1) }).strict()
 
-/** The cluster creation body (spec 2.3). */
+const Interface = z
+  .object({
+    type: z.string().min(1).openapi({ example: 'external' }),
+    ip_family: z.enum(['ipv4', 'ipv6', 'dual']).default('ipv4'),
+    name: z.string().min(1).max(63).optional(),
+    port_security_enabled: z.boolean().optional(),
+    security_groups: z.array(Ref).optional(),
+  })
+  .strict()
+
+/** The cluster creation body (spec 2.3); unknown fields are refused at every level. */
 export const ClusterBody = z
   .object({
     flavor: z.string().min(1).openapi({ example: 'bm3-ai-1xlarge-h100-80-8' }),
@@ -77,33 +82,38 @@ export const ClusterBody = z
       .int()
       .min(1, 'Ensure this value is greater than or equal to 1.')
       .max(MAX_SERVERS_COUNT, `Ensure this value is less than or equal to ${MAX_SERVERS_COUNT}.`),
-    servers_settings: z.object({
-      interfaces: z.array(Interface).min(1, 'At least one interface is required.'),
-      credentials: z
-        .object({
-          username: z.string().min(1).optional(),
-          password: z.string().min(8).optional(),
-          ssh_key_name: z.string().min(1).optional(),
-        })
-        .optional(),
-      file_shares: z
-        .array(
-          z.object({
-            id: z.string().min(1),
-            mount_path: z.string().regex(/^\//, 'Must be an absolute path.'),
-          }),
-        )
-        .optional(),
-      security_groups: z.array(Ref).optional(),
-      user_data: z
-        .string()
-        .max(
-          MAX_USER_DATA_LENGTH,
-          `Ensure this field has no more than ${MAX_USER_DATA_LENGTH} characters.`,
-        )
-        .refine(isBase64, 'Must be base64-encoded text.')
-        .optional(),
-    }),
+    servers_settings: z
+      .object({
+        interfaces: z.array(Interface).min(1, 'At least one interface is required.'),
+        credentials: z
+          .object({
+            username: z.string().min(1).optional(),
+            password: z.string().min(8).optional(),
+            ssh_key_name: z.string().min(1).optional(),
+          })
+          .strict()
+          .optional(),
+        file_shares: z
+          .array(
+            z
+              .object({
+                id: z.string().min(1),
+                mount_path: z.string().regex(/^\//, 'Must be an absolute path.'),
+              })
+              .strict(),
+          )
+          .optional(),
+        security_groups: z.array(Ref).optional(),
+        user_data: z
+          .string()
+          .max(
+            MAX_USER_DATA_LENGTH,
+            `Ensure this field has no more than ${MAX_USER_DATA_LENGTH} characters.`,
+          )
+          .refine(isBase64, 'Must be base64-encoded text.')
+          .optional(),
+      })
+      .strict(),
     tags: TagMap.optional(),
   })
   .strict()

@@ -150,6 +150,12 @@ describe('GET /cloud/v1/availablenetworks/{project_id}/{region_id}', () => {
     ['?network_type=flat', 'network_type', ''],
     ['?order_by=priority.asc', 'order_by', ''],
     ['?external=maybe', 'external', 'valid boolean'],
+    // names every object inherits are no booleans either (an object lookup found them: a 200)
+    ['?external=constructor', 'external', 'Must be a valid boolean.'],
+    ['?shared=__proto__', 'shared', 'Must be a valid boolean.'],
+    ['?external=toString', 'external', 'Must be a valid boolean.'],
+    ['?shared=hasOwnProperty', 'shared', 'Must be a valid boolean.'],
+    ['?external=yes', 'external', 'Must be a valid boolean.'],
     ['?tag_key=a%20b', 'tag_key.0', 'without whitespace'],
     ['?tag_key_value=[1]', 'tag_key_value', 'JSON object'],
     // the tag rules of spec 2.1 hold for tag_key_value too
@@ -171,6 +177,13 @@ describe('GET /cloud/v1/availablenetworks/{project_id}/{region_id}', () => {
       'tag_key_value',
       'tabs or newlines',
     ],
+    // keys equal once trimmed are one key given twice: refused, naming it (the last one won)
+    [
+      `?tag_key_value=${encodeURIComponent('{"a":"1"," a ":"2"}')}`,
+      'tag_key_value',
+      'Tag key "a" is given more than once',
+    ],
+    [`?tag_key=${'😀'.repeat(256)}`, 'tag_key.0', 'without whitespace'],
   ])('%s → 400 with invalid_fields.%s', async (query, field, message) => {
     const { status, body } = await getJson<{
       exception_class: string
@@ -179,6 +192,43 @@ describe('GET /cloud/v1/availablenetworks/{project_id}/{region_id}', () => {
     expect(status).toBe(400)
     expect(body.exception_class).toBe('ValidationError')
     expect(body.invalid_fields[field]?.join(' ')).toContain(message)
+  })
+
+  it('accepts true, false, 1 and 0 in any case', async () => {
+    for (const [query, external] of [
+      ['?external=True', true],
+      ['?external=1', true],
+      ['?external=FALSE', false],
+      ['?external=0', false],
+    ] as const) {
+      const { status, body } = await list(query)
+      expect(status, query).toBe(200)
+      expect(body.results.length, query).toBeGreaterThan(0)
+      expect(
+        body.results.every((n) => n.external === external),
+        query,
+      ).toBe(true)
+    }
+  })
+
+  it('filters by a tag named __proto__ like any other tag (it was dropped: every network)', async () => {
+    const { status, body } = await list(
+      `?tag_key_value=${encodeURIComponent('{"__proto__":"zzz"}')}`,
+    )
+    expect(status).toBe(200)
+    expect(body.count).toBe(0)
+    expect((await list('?tag_key=__proto__')).body.count).toBe(0)
+    expect((await list('?tag_key=constructor')).body.count).toBe(0)
+  })
+
+  it('counts tag lengths in characters: 255 emoji are a valid key and value', async () => {
+    const emoji = '😀'.repeat(255)
+    expect((await list(`?tag_key=${emoji}`)).status).toBe(200)
+    const { status, body } = await list(
+      `?tag_key_value=${encodeURIComponent(JSON.stringify({ [emoji]: emoji }))}`,
+    )
+    expect(status).toBe(200)
+    expect(body.count).toBe(0)
   })
 
   it('validates path parameters', async () => {

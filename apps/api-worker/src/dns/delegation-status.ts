@@ -7,9 +7,14 @@ import { validationHook } from '../lib/validation.ts'
 import { CloudErrors, ok } from '../schemas.ts'
 import { stateOf } from '../state/state-access.ts'
 
-/** A DNS name: labels of 1–63 letters, digits and inner hyphens, 253 characters at most, optional final dot. */
+/**
+ * A DNS name: labels of 1–63 letters, digits and inner hyphens, 253 characters at most, optional
+ * final dot. The top-level label is 2–63 letters or an IDNA A-label (`xn--` then letters, digits
+ * and inner hyphens, 63 at most: `xn--p1ai`, the Cyrillic .рф), as every internationalized TLD
+ * is written in the DNS.
+ */
 const ZONE =
-  /^(?=.{1,253}\.?$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}\.?$/
+  /^(?=.{1,253}\.?$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:[A-Za-z]{2,63}|[Xx][Nn]--[A-Za-z0-9-]{0,58}[A-Za-z0-9])\.?$/
 
 const SERVICE_NS = ['ns1.edge-dns.net', 'ns2.edge-dns.org']
 const OTHER_NS = [

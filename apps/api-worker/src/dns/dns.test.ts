@@ -65,15 +65,38 @@ describe('GET /dns/v2/analyze/{name}/delegation-status (4.5)', () => {
     expect((await status('example.org', await credential('dns-limit-other'))).status).toBe(200)
   })
 
-  it.each(['-bad.com', 'no_underscore.com', 'a..b', `${'a'.repeat(64)}.com`, 'localhost'])(
-    'rejects %j with 400',
-    async (name) => {
-      const { status: code, body } = await getJson<{ invalid_fields: Record<string, string[]> }>(
-        `/dns/v2/analyze/${encodeURIComponent(name)}/delegation-status`,
-        { auth: await credential(`dns-bad-${name}`) },
-      )
-      expect(code).toBe(400)
-      expect(body.invalid_fields.name).toBeDefined()
-    },
-  )
+  it.each([
+    'example.xn--p1ai',
+    'xn--e1afmkfd.xn--p1ai',
+    'EXAMPLE.XN--P1AI.',
+    'shop.example.xn--80asehdb',
+    `a.xn--${'a1-b'.repeat(14)}abc`, // a 63-character A-label
+  ])('accepts %j, a punycode (IDNA A-label) top-level domain', async (name) => {
+    const { status: code, body } = await getJson<Delegation>(
+      `/dns/v2/analyze/${encodeURIComponent(name)}/delegation-status`,
+      { auth: await credential(`dns-idn-${name}`) },
+    )
+    expect(code).toBe(200)
+    expect(typeof body.zone_exists).toBe('boolean')
+  })
+
+  it.each([
+    '-bad.com',
+    'no_underscore.com',
+    'a..b',
+    `${'a'.repeat(64)}.com`,
+    'localhost',
+    'example.xn--',
+    'example.xn--p1ai-',
+    'example.xn--p1_ai',
+    `a.xn--${'a'.repeat(60)}`, // a 64-character label
+    'example.1com',
+  ])('rejects %j with 400', async (name) => {
+    const { status: code, body } = await getJson<{ invalid_fields: Record<string, string[]> }>(
+      `/dns/v2/analyze/${encodeURIComponent(name)}/delegation-status`,
+      { auth: await credential(`dns-bad-${name}`) },
+    )
+    expect(code).toBe(400)
+    expect(body.invalid_fields.name).toBeDefined()
+  })
 })

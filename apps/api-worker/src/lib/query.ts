@@ -102,12 +102,30 @@ export function int64({ min }: { min: number }) {
   return integer({ min })
 }
 
-/** `true` / `false` (also `1`/`0`, `True`/`False`, as the vendor's API accepts). */
+// A Map, not an object literal: `{…}[text]` also finds what every object inherits, so
+// `?external=constructor` or `?shared=__proto__` read as a value instead of a 400.
+const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
+  ['true', true],
+  ['1', true],
+  ['false', false],
+  ['0', false],
+])
+
+/**
+ * `true` / `false` (also `1`/`0`, `True`/`False`, as the vendor's API accepts); anything else is a
+ * 400 "Must be a valid boolean.".
+ *
+ * @example
+ * ```ts
+ * const Query = z.object({ external: boolean().optional() })
+ * Query.parse({ external: 'True' }) // { external: true }
+ * ```
+ */
 export function boolean() {
   return z
     .string()
     .transform((text, ctx) => {
-      const value = { true: true, '1': true, false: false, '0': false }[text.toLowerCase()]
+      const value = BOOLEANS.get(text.toLowerCase())
       if (value === undefined) {
         ctx.addIssue({ code: 'custom', message: 'Must be a valid boolean.' })
         return z.NEVER
@@ -213,7 +231,9 @@ export function orderingKey<T>(
   fields: Readonly<Record<string, SortKey<T>>>,
 ): readonly [SortKey<T>, 'asc' | 'desc'] {
   const descending = value.startsWith('-')
-  const key = fields[descending ? value.slice(1) : value]
+  const field = descending ? value.slice(1) : value
+  // own fields only: an inherited `constructor` is no sort key
+  const key = Object.hasOwn(fields, field) ? fields[field] : undefined
   if (!key) throw new Error(`unknown ordering field "${value}" (not in the query schema)`)
   return [key, descending ? 'desc' : 'asc']
 }

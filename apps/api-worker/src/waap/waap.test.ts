@@ -144,6 +144,51 @@ describe('GET /waap/v1/analytics/requests (4.11)', () => {
     }
   })
 
+  it('answers a path of 2000 stars and # at once, as the glob it is (a RegExp never returned)', async () => {
+    const stars = await requests(`path=${encodeURIComponent(`${'*'.repeat(2000)}#`)}`)
+    expect(stars.status).toBe(200)
+    expect(stars.body.count).toBe(0)
+    expect((await requests(`path=${'*'.repeat(2048)}`)).body.count).toBe(10_000)
+    const api = (await requests('path=/api/*')).body.count
+    expect(api).toBeGreaterThan(0)
+    expect((await requests(`path=${'*'.repeat(500)}/api/${'*'.repeat(500)}`)).body.count).toBe(api)
+    // case-sensitive, as before
+    expect((await requests('path=/API/*')).body.count).toBe(0)
+  })
+
+  it.each([
+    'aa',
+    'abc',
+    '1.2.3',
+    '1.2.3.4.5',
+    '256.1.1.1',
+    '01.2.3.4',
+    '::::',
+    '1:2:3',
+    'fe80::1%eth0',
+  ])(
+    'refuses ips=%s, not an IP address, with 400 "Enter a valid IPv4 or IPv6 address."',
+    async (ip) => {
+      const { status, body } = await getJson<{ invalid_fields: Record<string, string[]> }>(
+        `/waap/v1/analytics/requests?start=${since(1)}&ips=${encodeURIComponent(ip)}`,
+      )
+      expect(status).toBe(400)
+      expect(body.invalid_fields).toEqual({ 'ips.0': ['Enter a valid IPv4 or IPv6 address.'] })
+    },
+  )
+
+  it('takes IPv6 addresses in any case and form, and finds an IPv4 one', async () => {
+    for (const ip of ['2001:DB8:0::1', '::1', '::ffff:203.0.113.7']) {
+      const { status, body } = await requests(`ips=${encodeURIComponent(ip)}`)
+      expect(status, ip).toBe(200)
+      expect(body.count, ip).toBe(0)
+    }
+    const e = (await requests('limit=1')).body.results[0] as Event
+    expect((await requests(`ips=aa::1,${e.client_ip}`)).body.results[0]?.client_ip).toBe(
+      e.client_ip,
+    )
+  })
+
   it.each([
     ['decision=denied', 'decision.0'],
     ['optional_action=block', 'optional_action.0'],
@@ -259,6 +304,15 @@ describe('GET /waap/v1/domains (4.13)', () => {
     expect((await domains('?limit=5&offset=5')).body.results.map((d) => d.id)).toEqual(
       all.slice(5, 10).map((d) => d.id),
     )
+  })
+
+  it('answers a name of many stars and # at once, in any case, as the glob it is', async () => {
+    const stars = await domains(`?name=${encodeURIComponent(`${'*'.repeat(254)}#`)}`)
+    expect(stars.status).toBe(200)
+    expect(stars.body.count).toBe(0)
+    const api = (await domains('?name=api.*')).body.count
+    expect(api).toBeGreaterThan(0)
+    expect((await domains(`?name=${'*'.repeat(100)}API.${'*'.repeat(100)}`)).body.count).toBe(api)
   })
 
   it.each(['?limit=101', '?status=paused', '?ordering=colour', '?ids=x'])(
