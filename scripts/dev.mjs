@@ -3,7 +3,7 @@
 // Each service runs in its own process group, so stopping it also stops what it spawned
 // (wrangler's workerd). Run through `npm start` or `pnpm dev`.
 import { spawn } from 'node:child_process'
-import { copyFileSync, existsSync, readFileSync } from 'node:fs'
+import { appendFileSync, copyFileSync, existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseEnv } from 'node:util'
@@ -15,10 +15,26 @@ const services = localStack(localPorts())
 for (const service of services) {
   // Workers read local secrets from .dev.vars (git-ignored); a fresh clone gets the example's dev values.
   const devVars = join(root, service.cwd, '.dev.vars')
-  if (service.devVars && !existsSync(devVars)) {
+  if (!service.devVars) continue
+  if (!existsSync(devVars)) {
     copyFileSync(`${devVars}.example`, devVars)
     console.log(
       `[dev] created ${join(service.cwd, '.dev.vars')} from .dev.vars.example (local dev values)`,
+    )
+    continue
+  }
+  // an older clone's .dev.vars lacks what the example gained since (EMULATOR_ADMIN): added, named;
+  // a variable set to anything (false too) is left as it is
+  const example = parseEnv(readFileSync(`${devVars}.example`, 'utf8'))
+  const present = parseEnv(readFileSync(devVars, 'utf8'))
+  const missing = Object.keys(example).filter((key) => !(key in present))
+  if (missing.length > 0) {
+    // quoted when a bare value would read otherwise (spaces, #, quotes, line breaks)
+    const value = (text) => (/^[^\s#"'`\\]*$/.test(text) ? text : JSON.stringify(text))
+    const lines = missing.map((key) => `${key}=${value(example[key])}`).join('\n')
+    appendFileSync(devVars, `\n# added from .dev.vars.example by npm start\n${lines}\n`)
+    console.log(
+      `[dev] added ${missing.join(', ')} to ${join(service.cwd, '.dev.vars')} from .dev.vars.example`,
     )
   }
 }
