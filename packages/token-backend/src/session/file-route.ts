@@ -13,7 +13,7 @@ import type { SessionCdns, SessionFileTarget } from './session-cdns.ts'
 import { SESSION_CORS, type SessionLane, sessionsOf } from './session-lane.ts'
 import { type SessionRequest, sessionBase, sessionRequest, sessionUrl } from './session-path.ts'
 import { sessionPlaylist } from './session-playlist.ts'
-import type { SessionClaims } from './session-token.ts'
+import { issuedAt, type SessionClaims } from './session-token.ts'
 import type { PlaylistSource } from './upstream-playlists.ts'
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl'
@@ -74,7 +74,8 @@ async function admittedSession(
         'network',
       )
   }
-  if (await store.isRevoked(claims)) refused('session revoked', 'revoked')
+  const issued = { sid: claims.sid, sub: claims.sub, iat: issuedAt(claims), exp: claims.exp }
+  if (await store.isRevoked(issued)) refused('session revoked', 'revoked')
   // a session is a stream of its viewer: each leaf renews it (at most one write a second per
   // instance); an evicted or ended one is refused, an idle one comes back if there is room
   const limits = config.streams

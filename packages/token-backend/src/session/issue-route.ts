@@ -75,13 +75,14 @@ export function issueRoute({ now, audit, admission, noteRefusal, streams }: Sess
       video: query.video,
       type: streamType(query.type),
       sid: newSessionId(),
-      // to the millisecond: a revocation of the viewer in this very second must not take it
-      iat: nowMs / 1000,
+      iat: nowSeconds,
       exp,
       bind: session.binding,
       ...(net !== undefined && { net }),
       ...(subject !== undefined && { sub: subject }),
       ...(limit !== undefined && { lim: limit }),
+      // to the millisecond: a revocation of the viewer in this very second must not take it
+      iatms: Math.floor(nowMs),
     }
     // a session is a stream: admitted (or refused, or the oldest evicted) before it is signed
     if (limits !== undefined && limit !== undefined)

@@ -3,7 +3,7 @@ export interface StoredSession {
   sid: string
   /** The viewer's subject, when the session has one. */
   sub?: string | undefined
-  /** Issued at, Unix seconds, to the millisecond (a fraction) since sessions carry it so. */
+  /** Issued at, Unix seconds, to the millisecond (a fraction: `issuedAt` of its credential). */
   iat: number
   /** Expires at, Unix seconds. */
   exp: number

@@ -1,6 +1,8 @@
 import { sign } from 'hono/jwt'
+import * as v from 'valibot'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
+  issuedAt,
   type SessionClaims,
   signSession,
   verifiedSessions,
@@ -24,6 +26,28 @@ const claims: SessionClaims = {
 afterEach(() => vi.restoreAllMocks())
 
 describe('session credentials', () => {
+  it('carry the issue time to the millisecond in a claim of its own, iat a whole second as before', async () => {
+    const fresh = { ...claims, iatms: NOW * 1000 + 344 }
+    const credential = await signSession(fresh, SECRET)
+    expect(await verifySession(credential, SECRET, NOW + 1)).toEqual({ claims: fresh })
+    expect(issuedAt(fresh)).toBe(NOW + 0.344)
+    // a credential of an earlier release (no iatms): its whole second
+    expect(issuedAt(claims)).toBe(NOW)
+    // the release before read claims with this schema (iat an integer, unknown claims ignored):
+    // its instances accept what this one issues, during a rolling upgrade and after a rollback
+    const previous = v.object({
+      sid: v.string(),
+      iat: v.pipe(v.number(), v.integer()),
+      exp: v.pipe(v.number(), v.integer()),
+    })
+    const payload = JSON.parse(
+      atob((credential.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/')),
+    )
+    expect(v.safeParse(previous, payload).success).toBe(true)
+    // a fraction in iat would not pass it
+    expect(v.safeParse(previous, { ...payload, iat: NOW + 0.344 }).success).toBe(false)
+  })
+
   it('verify what they sign, and refuse another secret, a changed claim or an expired one', async () => {
     const credential = await signSession(claims, SECRET)
     expect(await verifySession(credential, SECRET, NOW + 1)).toEqual({ claims })

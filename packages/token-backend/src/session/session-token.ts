@@ -13,14 +13,16 @@ export interface SessionClaims {
   type: 'vod' | 'live'
   /** Session ID: what the operator revokes and the audit log names. */
   sid: string
-  /**
-   * Issued at, Unix seconds to the millisecond (a JWT NumericDate may have a fraction): a
-   * viewer's revocation and a session issued in the same second are told apart. Credentials of
-   * earlier releases carry whole seconds.
-   */
+  /** Issued at / expires at, Unix seconds (whole: what every release reads). */
   iat: number
-  /** Expires at, Unix seconds. */
   exp: number
+  /**
+   * Issued at, Unix milliseconds: a viewer's revocation and a session issued in the same second
+   * are told apart ({@link issuedAt}). A claim of its own, not a fraction in `iat`: the release
+   * before reads `iat` as a whole number and ignores claims it does not know, so its instances
+   * accept these credentials during a rolling upgrade or after a rollback.
+   */
+  iatms?: number
   /** How it is bound, and the network it was issued to (absent for `none`). */
   bind: SessionBinding
   net?: string
@@ -38,13 +40,27 @@ const claimsSchema = v.object({
   video: v.string(),
   type: v.picklist(['vod', 'live']),
   sid: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/)),
-  iat: v.pipe(v.number(), v.finite()),
+  iat: v.pipe(v.number(), v.integer()),
   exp: v.pipe(v.number(), v.integer()),
   bind: v.picklist(['none', 'prefix', 'ip']),
   net: v.optional(v.string()),
   sub: v.optional(v.string()),
   lim: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  iatms: v.optional(v.pipe(v.number(), v.integer())),
 })
+
+/**
+ * When a session was issued, Unix seconds to the millisecond (`iatms`, or `iat` for a
+ * credential of an earlier release): what a viewer's revocation moment is compared with.
+ *
+ * @example
+ * ```ts
+ * issuedAt({ ...claims, iat: 1767225600, iatms: 1767225600344 }) // 1767225600.344
+ * ```
+ */
+export function issuedAt(claims: Pick<SessionClaims, 'iat' | 'iatms'>): number {
+  return claims.iatms === undefined ? claims.iat : claims.iatms / 1000
+}
 
 /**
  * Signs a session credential. Hono's JWT utilities (Web Crypto HMAC): no hand-made crypto.
