@@ -135,13 +135,18 @@ describe('AUTH_MODE=jwt with a shared secret', () => {
       iss: 'https://evil.test',
       aud: 'player',
     })
-    expect((await call('demo', otherIssuer, strict)).status).toBe(401)
+    const refusedIssuer = await call('demo', otherIssuer, strict)
+    expect(refusedIssuer.status).toBe(401)
+    // not told apart: no one confirms guesses of the issuer or audience without a valid token
+    expect(await refusedIssuer.json()).toEqual({ error: 'bearer token not accepted' })
     const otherAudience = await token({
       'https://example.com/videos': ['demo'],
       iss: 'https://id.test',
       aud: 'admin',
     })
-    expect((await call('demo', otherAudience, strict)).status).toBe(401)
+    const refusedAudience = await call('demo', otherAudience, strict)
+    expect(refusedAudience.status).toBe(401)
+    expect(await refusedAudience.json()).toEqual({ error: 'bearer token not accepted' })
   })
 
   it('checks the bearer token before the claim, and validates the query before both', async () => {
@@ -289,6 +294,17 @@ describe('AUTH_MODE=jwt with a JWKS', () => {
     }
     expect((await call('demo', await token({ videos: ['demo'] }), mode)).status).toBe(200)
     expect((await call('demo', undefined, mode)).status).toBe(401)
+    // a key rotated out of the set: not "malformed" alone
+    const rotatedOut = await sign(
+      { videos: ['demo'], exp: realNow() + 300 },
+      { ...privateJwk, kid: 'rotated-out' },
+      'ES256',
+    )
+    const refused = await call('demo', rotatedOut, mode)
+    expect(refused.status).toBe(401)
+    expect(await refused.json()).toEqual({
+      error: 'bearer token malformed, or its key (kid) not in the key set',
+    })
   })
 
   it('verifies a JWT that comes back once per key set', async () => {

@@ -208,7 +208,7 @@ export function jwtAuthorizer(auth: JwtAuth): Authorizer {
     try {
       await verifierFor(auth).middleware(c, async () => {})
     } catch (error) {
-      throw namedRefusal(error)
+      throw namedRefusal(error, auth.jwks !== undefined)
     }
     const payload: unknown = c.get('jwtPayload')
     const claims =
@@ -222,7 +222,13 @@ export function jwtAuthorizer(auth: JwtAuth): Authorizer {
   }
 }
 
-/** What a viewer is told of hono's JWT errors, by name (their messages quote the JWT). */
+/**
+ * What a viewer is told of hono's JWT errors, by name (their messages quote the JWT). Only what
+ * the token itself says: hono checks the clock claims before the signature, so these are hints
+ * for a player (renew the login, or not), never proof that the token was ours; an issuer or
+ * audience refused is not told apart from the rest (`bearer token not accepted`), so that no
+ * one can confirm guesses of `JWT_ISSUER` or `JWT_AUDIENCE` without a valid token.
+ */
 const JWT_REFUSALS: Record<string, string> = {
   JwtTokenExpired: 'bearer token expired',
   JwtTokenNotBefore: 'bearer token not valid yet (nbf)',
@@ -235,20 +241,24 @@ const JWT_REFUSALS: Record<string, string> = {
   JwtAlgorithmNotAllowed: 'bearer token algorithm not accepted',
   JwtAlgorithmNotImplemented: 'bearer token algorithm not accepted',
   JwtSymmetricAlgorithmNotAllowed: 'bearer token algorithm not accepted',
-  JwtTokenIssuer: 'bearer token issuer not accepted',
-  JwtTokenAudience: 'bearer token audience not accepted',
-  JwtPayloadRequiresAud: 'bearer token audience not accepted',
 }
 
 /**
  * Hono's 401 for a JWT it could not verify says `Unauthorized` whatever the cause: the same 401
  * and challenge, its body naming why (expired, not yet valid, a bad signature…), so a player can
- * tell a login to renew from a token to replace. Other errors pass as they are.
+ * tell a login to renew from a token to replace. Other errors pass as they are. With a key set
+ * (`jwks`), hono's "invalid" also means no key of the set has the token's `kid`.
  */
-function namedRefusal(error: unknown): unknown {
+function namedRefusal(error: unknown, jwks: boolean): unknown {
   if (!(error instanceof HTTPException) || error.status !== 401) return error
   const { cause } = error
-  const reason = cause instanceof Error ? JWT_REFUSALS[cause.name] : undefined
+  const name = cause instanceof Error ? cause.name : undefined
+  const reason =
+    name === 'JwtTokenInvalid' && jwks
+      ? 'bearer token malformed, or its key (kid) not in the key set'
+      : name === undefined
+        ? undefined
+        : JWT_REFUSALS[name]
   const message = reason ?? (error.message === 'Unauthorized' ? 'bearer token not accepted' : '')
   if (message === '') return error
   return new HTTPException(401, { message, ...(error.res && { res: error.res }), cause })
