@@ -1,5 +1,6 @@
 import type { Server } from 'node:http'
 import { connect } from 'node:net'
+import { networkInterfaces } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serveTokenApp } from './node.ts'
 
@@ -46,9 +47,10 @@ function rawRequest(
   raw: string,
   // half-closed once sent, as `nc` does; Node then drops an answer still awaited (a session's)
   halfClose = true,
+  to: { port: number; host: string } = { port, host: '127.0.0.1' },
 ): Promise<{ status: number; headers: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1')
+    const socket = connect(to.port, to.host)
     let text = ''
     socket.setEncoding('utf8')
     socket.on('data', (chunk) => {
@@ -129,6 +131,28 @@ describe('requests the app cannot see: answered with {error} JSON', () => {
       ).toBe(200)
   })
 
+  it('an absolute request target names the host, checked as a Host is (escapes decoded)', async () => {
+    for (const target of [
+      'http://x%22y/session?video=demo',
+      'http://a%7Bb%7Dc/session?video=demo',
+    ]) {
+      const answer = await rawRequest(
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+        false,
+      )
+      expect(answer.status).toBe(400)
+      expect(JSON.parse(answer.body)).toEqual({ error: 'bad request: invalid host' })
+    }
+    // HTTP/1.0 without Host: the target's host, not the socket's (RFC 9112 §3.2.2)
+    const answer = await rawRequest(
+      'GET http://tokens.example/session?video=demo HTTP/1.0\r\n\r\n',
+      false,
+    )
+    expect(answer.status).toBe(200)
+    const { session_url: url } = JSON.parse(answer.body) as { session_url: string }
+    expect(url.startsWith('http://tokens.example/s/demo/')).toBe(true)
+  })
+
   it('an HTTP/1.0 request without Host: the session URL names the address and port it reached', async () => {
     for (const raw of [
       'GET /session?video=demo HTTP/1.0\r\n\r\n',
@@ -153,5 +177,50 @@ describe('requests the app cannot see: answered with {error} JSON', () => {
       'GET /token?video=demo HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
     )
     expect(answer.status).toBe(200)
+  })
+})
+
+const ipv6Loopback = Object.values(networkInterfaces()).some((addresses) =>
+  addresses?.some((address) => address.internal && address.address === '::1'),
+)
+
+describe.skipIf(!ipv6Loopback)('listening on an IPv6 address', () => {
+  it('an HTTP/1.0 request without Host: the session URL names [::1] and the port', async () => {
+    let v6: Server | undefined
+    const v6Port = await new Promise<number>((resolve, reject) => {
+      v6 = serveTokenApp(
+        {
+          port: 0,
+          hostname: '::1',
+          signals: false,
+          audit: () => undefined,
+          log: () => undefined,
+          config: {
+            signing: {
+              clientId: '777',
+              secretKey: 's',
+              cdnDomain: 'cdn.test',
+              cdnDomainIp: 'ip.test',
+            },
+            auth: { mode: 'none' },
+            session: { secret: 'unparsable-session-secret-of-32-chars' },
+          },
+        },
+        (info) => resolve(info.port),
+      ) as Server
+      v6.once('error', reject)
+    })
+    try {
+      const answer = await rawRequest('GET /session?video=demo HTTP/1.0\r\n\r\n', false, {
+        port: v6Port,
+        host: '::1',
+      })
+      expect(answer.status).toBe(200)
+      const { session_url: url } = JSON.parse(answer.body) as { session_url: string }
+      expect(url.startsWith(`http://[::1]:${v6Port}/s/demo/`)).toBe(true)
+    } finally {
+      v6?.closeAllConnections()
+      await new Promise((resolve) => v6?.close(resolve))
+    }
   })
 })

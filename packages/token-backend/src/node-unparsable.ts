@@ -28,6 +28,8 @@ export function unparsableRequest(error: unknown): Response {
 /** What the Host checks read of `@hono/node-server`'s `env.incoming`. */
 interface Incoming {
   httpVersion?: string
+  /** The request target: a path, or an absolute URL (which then names the host, not `Host`). */
+  url?: string
   headers?: { host?: string }
   socket?: { localAddress?: string; localPort?: number }
 }
@@ -54,11 +56,16 @@ const badRequest = (error: string) =>
  *
  * @example
  * ```ts
- * getRequestListener((request, env) => hostRefusal(env) ?? app.fetch(request, env))
+ * getRequestListener((request, env) => hostRefusal(request, env) ?? app.fetch(request, env))
  * ```
  */
-export function hostRefusal(env: unknown): Response | undefined {
+export function hostRefusal(request: Request, env: unknown): Response | undefined {
   const incoming = incomingOf(env)
+  // an absolute target (`GET http://host/… HTTP/1.1`) names the URL's host, escapes decoded
+  if (incoming?.url !== undefined && !incoming.url.startsWith('/'))
+    return HOST.test(new URL(request.url).host)
+      ? undefined
+      : badRequest('bad request: invalid host')
   const host = incoming?.headers?.host
   if (host === undefined || host === '')
     return incoming?.httpVersion === '1.1'
@@ -82,6 +89,8 @@ export function withLocalHost(request: Request, env: unknown): Request {
   const host = incoming?.headers?.host
   const { localAddress, localPort } = incoming?.socket ?? {}
   if ((host !== undefined && host !== '') || !localAddress || !localPort) return request
+  // an absolute target names its host (RFC 9112 §3.2.2)
+  if (incoming?.url !== undefined && !incoming.url.startsWith('/')) return request
   // an IPv4 client of a dual-stack socket: its IPv4 form; IPv6 bracketed in a URL
   const address = localAddress.startsWith('::ffff:') ? localAddress.slice(7) : localAddress
   const named = address.includes(':') ? `[${address}]` : address

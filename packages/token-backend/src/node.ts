@@ -35,7 +35,12 @@ import { holdsState, instancesFrom, scaledOut } from './scale-out.ts'
 import { cachedSessionStore } from './session/cached-session-store.ts'
 
 export { batchedLines } from './audit-log.ts'
-export { answerClientErrors, unparsableRequest } from './node-unparsable.ts'
+export {
+  answerClientErrors,
+  hostRefusal,
+  unparsableRequest,
+  withLocalHost,
+} from './node-unparsable.ts'
 
 let stdout: (AuditSink & { flush(): void }) | undefined
 
@@ -177,8 +182,9 @@ export function serveTokenApp(
     { requireHostHeader: false },
     getRequestListener(
       (request: Request, env: Parameters<TokenApp['fetch']>[1]) =>
-        hostRefusal(env) ?? (fetchWith ?? notReady)(withLocalHost(request, env), env),
-      { hostname: host, errorHandler: unparsableRequest },
+        hostRefusal(request, env) ?? (fetchWith ?? notReady)(withLocalHost(request, env), env),
+      // bracketed when IPv6: the URL of a request without Host is built from it
+      { hostname: host.includes(':') ? `[${host}]` : host, errorHandler: unparsableRequest },
     ),
   )
   answerClientErrors(server)

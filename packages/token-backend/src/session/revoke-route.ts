@@ -70,7 +70,8 @@ const withinLimit = bodyLimit({
  */
 export const operatorBody: MiddlewareHandler<TokenAppEnv> = async function operatorBody(c, next) {
   const type = c.req.header('content-type') ?? ''
-  if (!/^application\/json\s*(;|$)/i.test(type))
+  // as hono's JSON validator reads them: application/json and application/…+json
+  if (!/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type))
     fail(
       415,
       `body must be JSON, sent with Content-Type: application/json (not "${type.slice(0, 64) || 'none'}")`,

@@ -378,6 +378,7 @@ describe('/s/{video}/{session}/…', () => {
     expect(streamed.status).toBe(413)
     // JSON with a charset, small: as before
     expect((await post('{"sub":"x"}', 'application/json; charset=utf-8')).status).toBe(200)
+    expect((await post('{"sub":"x"}', 'application/merge-patch+json')).status).toBe(200)
     // no token: 401 first, the body not looked at
     const anonymous = await request('/sessions/revoke', { method: 'POST', body: padded })
     expect(anonymous.status).toBe(401)
