@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { secureLinkSigner, signSecureLink } from './cdn-signer.ts'
+import { InvalidVideoError } from './playback-url.ts'
 import { createTokenRecord, recordOf, resolveTokenRequest } from './record.ts'
+import { ConfigError } from './signing-config.ts'
 import { findTokenPair } from './url.ts'
 import { verifyToken } from './verify.ts'
 
@@ -69,5 +71,25 @@ describe('the secure_link signer', () => {
   it('keeps the scheme of the CDN', () => {
     const request = resolveTokenRequest(a, params, NOW)
     expect(signSecureLink({ ...b, scheme: 'http' }, request).url).toMatch(/^http:\/\/b\.test\//)
+  })
+
+  it('signs nothing that would land outside the video or off the CDN (each part named)', () => {
+    const request = resolveTokenRequest(a, params, NOW)
+    expect(() => signSecureLink({ ...a, cdnDomain: 'evil.com/#' }, request)).toThrow(
+      'cdnDomain must be a host name',
+    )
+    expect(() => signSecureLink({ ...a, cdnDomainIp: 'a@evil.com' }, request)).toThrow(
+      'cdnDomainIp must be a host name',
+    )
+    expect(() => signSecureLink({ ...a, clientId: '1/../../x' }, request)).toThrow(ConfigError)
+    // a request made by hand, not by resolveTokenRequest
+    expect(() => signSecureLink(a, { ...request, video: '../../etc' })).toThrow(InvalidVideoError)
+    expect(() => signSecureLink(a, { ...request, expires: Number.NaN })).toThrow(RangeError)
+  })
+
+  it('secureLinkSigner refuses a bad CDN when it is made, not at the first viewer', () => {
+    expect(() => secureLinkSigner({ ...b, cdnDomainIp: 'b.test/x' })).toThrow(
+      'cdnDomainIp must be a host name',
+    )
   })
 })

@@ -4,7 +4,14 @@
  * default ({@link secureLinkSigner}); a CDN with another format gets a signer of its own.
  */
 import { sparkMd5Digest, type TokenDigest } from './digest.ts'
-import { buildPlaybackUrl, type StreamType } from './playback-url.ts'
+import {
+  buildPlaybackUrl,
+  checkedClientId,
+  checkedDomain,
+  checkedExpires,
+  checkedVideo,
+  type StreamType,
+} from './playback-url.ts'
 import { signToken } from './token.ts'
 
 /** What every CDN signs for one token request, already validated and resolved. */
@@ -66,10 +73,21 @@ export type SecureLinkCdn = Pick<
   scheme?: 'https' | 'http' | undefined
 }
 
+/** A CDN's parts checked, each error naming its field: what `signSecureLink` signs into URLs. */
+const checkCdn = (cdn: SecureLinkCdn): void => {
+  checkedClientId(cdn.clientId)
+  checkedDomain(cdn.cdnDomain, 'cdnDomain')
+  checkedDomain(cdn.cdnDomainIp, 'cdnDomainIp')
+}
+
 /**
  * The MD5 `secure_link` URL pair of spec 4.14 for one CDN: the plain token on `cdnDomain`, the
- * bound one on `cdnDomainIp`, both signed with this CDN's `secretKey`.
+ * bound one on `cdnDomainIp`, both signed with this CDN's `secretKey`. Nothing is signed for
+ * parts that would put a URL elsewhere than the video's directory on the CDN's hosts.
  *
+ * @throws {ConfigError} when `clientId` is not numeric or `cdnDomain`/`cdnDomainIp` is not a
+ * host[:port]; `InvalidVideoError` when `video` is not a slug; a `RangeError` when `expires` is
+ * not whole Unix seconds.
  * @example
  * ```ts
  * signSecureLink(
@@ -83,6 +101,9 @@ export function signSecureLink(
   { video, type, expires, clientIp }: CdnSignRequest,
   digest: TokenDigest = sparkMd5Digest,
 ): SignedUrlPair {
+  checkCdn(cdn)
+  checkedVideo(video)
+  checkedExpires(expires)
   const { clientId, secretKey: secret, scheme } = cdn
   const token = signToken({ clientId, video, secret, expires }, digest)
   const tokenIp = signToken({ clientId, video, secret, expires, ip: clientIp }, digest)
@@ -98,8 +119,10 @@ export function signSecureLink(
 
 /**
  * The default {@link CdnSigner}: today's MD5 `secure_link` scheme ({@link signSecureLink}) with
- * this CDN's secret and hosts. `digest` as in `createTokenRecord` (same tokens either way).
+ * this CDN's secret and hosts. `digest` as in `createTokenRecord` (same tokens either way). The
+ * CDN is checked here already, so a bad configuration fails when the signer is made.
  *
+ * @throws {ConfigError} as {@link signSecureLink}, for the CDN's parts.
  * @example
  * ```ts
  * const signer = secureLinkSigner({ clientId: '12345', secretKey: 'kb',
@@ -111,6 +134,7 @@ export function secureLinkSigner(
   cdn: SecureLinkCdn,
   { digest }: { digest?: TokenDigest | undefined } = {},
 ): CdnSigner {
+  checkCdn(cdn)
   return {
     sign(request) {
       return signSecureLink(cdn, request, digest)

@@ -31,31 +31,41 @@ export const ipv6Words = (text: string): number[] | undefined => {
 }
 
 /**
- * How nginx prints an IPv6 address (`ngx_inet6_ntop`, i.e. `$remote_addr`): lower-case hex
- * without leading zeros, the first longest run of two or more zero words as `::`, and an
- * IPv4-mapped address (`::ffff:0:0/96` only) with its last 32 bits dotted.
+ * How nginx prints an IPv6 address (`ngx_inet6_ntop` in src/core/ngx_inet.c, i.e.
+ * `$remote_addr`), step for step: lower-case hex without leading zeros, the first longest run of
+ * two or more zero words as `::`; and when that run starts the address, the last 32 bits dotted
+ * for an IPv4-mapped address (5 zero words, then `ffff`) and for an IPv4-compatible one (6 zero
+ * words; or 7, unless the last word's high byte is 0 or its low byte is 1, so `::1` stays `::1`).
+ * An IP-bound token signs this text, so it must be nginx's to the byte.
  */
-const printIpv6 = (words: number[]): string => {
-  const mapped = words.slice(0, 5).every((word) => word === 0) && words[5] === 0xffff
-  const hexWords = mapped ? words.slice(0, 6) : words
-  let best = { start: -1, length: 1 }
-  for (let start = 0; start < hexWords.length; ) {
-    let end = start
-    while (end < hexWords.length && hexWords[end] === 0) end++
-    if (end - start > best.length) best = { start, length: end - start }
-    start = end === start ? start + 1 : end
+const printIpv6 = (words: readonly number[]): string => {
+  let zero = -1
+  let longest = 1
+  let start = 0
+  let run = 0
+  for (let index = 0; index < 8; index++) {
+    if (words[index] !== 0) {
+      if (run > longest) [zero, longest] = [start, run]
+      run = 0
+    } else if (run++ === 0) start = index
   }
-  const hex = hexWords.map((word) => word.toString(16))
-  let text =
-    best.start < 0
-      ? hex.join(':')
-      : `${hex.slice(0, best.start).join(':')}::${hex.slice(best.start + best.length).join(':')}`
-  if (mapped) {
-    const [high = 0, low = 0] = words.slice(6)
-    const tail = `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
-    text = text.endsWith(':') ? `${text}${tail}` : `${text}:${tail}`
+  if (run > longest) [zero, longest] = [start, run]
+  const [high = 0, low = 0] = words.slice(6)
+  const dotted =
+    zero === 0 &&
+    ((longest === 5 && words[5] === 0xffff) ||
+      longest === 6 ||
+      (longest === 7 && low >> 8 !== 0 && (low & 255) !== 1))
+  let text = zero === 0 ? ':' : ''
+  for (let index = 0; index < (dotted ? 6 : 8); index++) {
+    if (index === zero) {
+      text += ':'
+      index += longest - 1
+      continue
+    }
+    text += `${(words[index] ?? 0).toString(16)}${index < 7 ? ':' : ''}`
   }
-  return text
+  return dotted ? `${text}${high >> 8}.${high & 255}.${low >> 8}.${low & 255}` : text
 }
 
 /**
@@ -64,16 +74,18 @@ const printIpv6 = (words: number[]): string => {
  * IP-bound token must sign that text, or it never validates.
  *
  * IPv4 must be four decimal parts without leading zeros (`1.2.3`, `01.2.3.4`, `0x7f.0.0.1` are
- * rejected), also as the tail of an IPv6 address. IPv6 is printed as nginx prints it: RFC 5952
- * (lower case, shortest), with a dotted tail only for IPv4-mapped addresses (`::ffff:1.2.3.4`);
- * `::1.2.3.4` is the different address `::102:304`. Zone IDs (`fe80::1%eth0`) are rejected.
+ * rejected), also as the tail of an IPv6 address. IPv6 is printed as nginx prints it
+ * (`ngx_inet6_ntop`): RFC 5952 (lower case, shortest), with a dotted tail for IPv4-mapped
+ * (`::ffff:1.2.3.4`) and IPv4-compatible addresses (`::1.2.3.4`, and `::102` as `::0.0.1.2`;
+ * but `::1` and `::101` stay hex). Zone IDs (`fe80::1%eth0`) are rejected.
  *
  * @example
  * ```ts
  * normalizeIp('203.0.113.7')     // '203.0.113.7'
  * normalizeIp('2001:DB8:0::1')   // '2001:db8::1'
  * normalizeIp('::FFFF:102:304')  // '::ffff:1.2.3.4'
- * normalizeIp('::1.2.3.4')       // '::102:304'
+ * normalizeIp('::102:304')       // '::1.2.3.4'
+ * normalizeIp('::102')           // '::0.0.1.2'
  * normalizeIp('not-an-ip')       // undefined
  * ```
  */

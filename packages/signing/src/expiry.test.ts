@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   ABSOLUTE_EXPIRY_THRESHOLD,
   DEFAULT_LIFETIME_SECONDS,
+  MAX_NOW_SECONDS,
   parseExpire,
   resolveExpiry,
 } from './expiry.ts'
@@ -83,5 +84,44 @@ describe('resolveExpiry', () => {
     expect(resolveExpiry('60', capped)).toBe(nowSeconds + 60)
     expect(resolveExpiry(undefined, capped)).toBe(nowSeconds + 300)
     expect(resolveExpiry('1900000000', capped)).toBe(nowSeconds + 300)
+  })
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['1e21', 1e21],
+    ['negative', -1],
+    ['one past MAX_NOW_SECONDS', MAX_NOW_SECONDS + 1],
+    ['undefined', undefined],
+    ['null', null],
+    ['a string', '1800000000'],
+  ])('refuses a clock that is not Unix seconds: nowSeconds %s', (_, now) => {
+    const options = { nowSeconds: now as number }
+    expect(() => resolveExpiry('600', options)).toThrow(RangeError)
+    expect(() => resolveExpiry('600', options)).toThrow(/^nowSeconds must be/)
+  })
+
+  it('signs exact expiries up to MAX_NOW_SECONDS, the longest relative lifetime included', () => {
+    const expires = resolveExpiry(String(ABSOLUTE_EXPIRY_THRESHOLD), {
+      nowSeconds: MAX_NOW_SECONDS,
+    })
+    expect(expires).toBe(Number.MAX_SAFE_INTEGER)
+    expect(resolveExpiry(undefined, { nowSeconds: 0 })).toBe(DEFAULT_LIFETIME_SECONDS)
+  })
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a fraction', 1.5],
+    ['negative', -300],
+    ['beyond the safe integers', 2 ** 53],
+  ])('refuses a cap that is not whole seconds: maxLifetimeSeconds %s', (_, cap) => {
+    const options = { nowSeconds, maxLifetimeSeconds: cap }
+    expect(() => resolveExpiry('600', options)).toThrow(RangeError)
+    expect(() => resolveExpiry('600', options)).toThrow(/^maxLifetimeSeconds must be/)
+  })
+
+  it('accepts a cap of 0: the token lives for the current second', () => {
+    expect(resolveExpiry('600', { nowSeconds, maxLifetimeSeconds: 0 })).toBe(nowSeconds)
   })
 })

@@ -31,12 +31,14 @@ export {
   ABSOLUTE_EXPIRY_THRESHOLD,
   DEFAULT_LIFETIME_SECONDS,
   type ExpiryOptions,
+  MAX_NOW_SECONDS,
   parseExpire,
   resolveExpiry,
 } from './expiry.ts'
 export { type IpRanges, parseIpRanges } from './ip-range.ts'
 export {
   buildPlaybackUrl,
+  InvalidVideoError,
   isVideoSlug,
   MANIFEST_FILES,
   type ManifestFormat,
@@ -52,7 +54,6 @@ export {
   type CdnUrls,
   createTokenRecord,
   formatPair,
-  InvalidVideoError,
   type RecordOptions,
   recordOf,
   resolveTokenRequest,

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import {
   buildPlaybackUrl,
+  InvalidVideoError,
   isVideoSlug,
   MANIFEST_FILES,
   manifestFormat,
   manifestUrl,
   streamType,
+  videoDirectory,
 } from './playback-url.ts'
+import { ConfigError } from './signing-config.ts'
 
 const base = {
   domain: 'cdn.example.com',
@@ -33,6 +36,54 @@ describe('buildPlaybackUrl', () => {
     expect(
       buildPlaybackUrl({ ...base, domain: '127.0.0.1:8080', scheme: 'http', type: 'vod' }),
     ).toBe('http://127.0.0.1:8080/videos/12345_demo/abcDEF_-12/1767225600/master.m3u8')
+  })
+})
+
+describe('buildPlaybackUrl and videoDirectory on hostile parts', () => {
+  it.each([
+    ['a video climbing out of its directory', { video: '../../etc' }, InvalidVideoError],
+    ['a video with a slash', { video: 'a/b' }, InvalidVideoError],
+    ['a client ID with a path', { clientId: '1/../../x' }, ConfigError],
+    ['an empty client ID', { clientId: '' }, ConfigError],
+    ['a domain with a fragment', { domain: 'evil.com/#' }, ConfigError],
+    ['a domain with user info', { domain: 'cdn.example.com@evil.com' }, ConfigError],
+    ['a domain with a path', { domain: 'evil.com/videos' }, ConfigError],
+    ['a domain with a scheme', { domain: 'https://evil.com' }, ConfigError],
+    ['expires NaN', { expires: Number.NaN }, RangeError],
+    ['expires Infinity', { expires: Number.POSITIVE_INFINITY }, RangeError],
+    ['expires 1e21', { expires: 1e21 }, RangeError],
+    ['a fractional expires', { expires: 1767225600.5 }, RangeError],
+    ['a negative expires', { expires: -1 }, RangeError],
+    ['a token with a slash', { token: 'abc/../x' }, TypeError],
+    ['an empty token', { token: '' }, TypeError],
+  ] as const)('refuses %s', (_, part, error) => {
+    expect(() => buildPlaybackUrl({ ...base, ...part })).toThrow(error)
+  })
+
+  it('names the part in the error, never a URL outside the video', () => {
+    expect(() => buildPlaybackUrl({ ...base, expires: Number.NaN })).toThrow(/^expires must be/)
+    expect(() => buildPlaybackUrl({ ...base, domain: 'evil.com/#' })).toThrow(
+      'domain must be a host name, optionally with :port',
+    )
+    expect(() => buildPlaybackUrl({ ...base, clientId: 'x' })).toThrow(
+      'clientId must be the numeric account ID',
+    )
+    expect(() =>
+      // a JavaScript caller's scheme
+      buildPlaybackUrl({ ...base, scheme: 'javascript' as 'https' }),
+    ).toThrow(TypeError)
+  })
+
+  it('accepts every host form a configuration accepts, and expiry 0', () => {
+    for (const domain of ['[::1]:8080', 'localhost', 'cdn-1.example.com:8443'])
+      expect(new URL(buildPlaybackUrl({ ...base, domain })).host).toBe(domain)
+    expect(buildPlaybackUrl({ ...base, expires: 0 })).toContain('/abcDEF_-12/0/master.m3u8')
+  })
+
+  it('videoDirectory refuses what would name another directory', () => {
+    expect(videoDirectory('12345', 'demo', 'vod')).toBe('/videos/12345_demo/')
+    expect(() => videoDirectory('12345', '../../etc', 'vod')).toThrow(InvalidVideoError)
+    expect(() => videoDirectory('1/../../x', 'demo', 'vod')).toThrow(ConfigError)
   })
 })
 

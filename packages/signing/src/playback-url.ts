@@ -1,4 +1,16 @@
 /**
+ * The layout of every URL of a video (spec 4.14) and the checks of what goes into it: a part
+ * that is not what it claims to be (`video: '../../etc'`, `expires: NaN`, `domain: 'evil.com/#'`)
+ * would put the URL outside the video's directory or on another host, so it throws. Server side
+ * only: the player entry (`@proj/signing/url`) never imports this module.
+ */
+import { ConfigError, type SettingRule, SIGNING_RULES } from './signing-config.ts'
+
+/** A rule's words for an error: the configuration's own, so both forms say the same. */
+const expectedOf = ({ expected }: SettingRule<unknown>): string =>
+  typeof expected === 'function' ? expected((variable) => variable) : expected
+
+/**
  * A video slug or stream ID that is safe to sign into a URL path: one segment of 1 to 128
  * characters from `A-Z a-z 0-9 _ -`. Rejects `a/b`, `..`, `a?b`, `%2F` and empty input.
  */
@@ -15,6 +27,79 @@ export const VIDEO_SLUG_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
  */
 export function isVideoSlug(video: string): boolean {
   return VIDEO_SLUG_PATTERN.test(video)
+}
+
+/** Thrown when `video` is not a safe path segment. */
+export class InvalidVideoError extends TypeError {
+  override readonly name = 'InvalidVideoError'
+}
+
+/**
+ * `video` itself when it is a slug ({@link VIDEO_SLUG_PATTERN}).
+ *
+ * @throws {InvalidVideoError} otherwise.
+ * @example
+ * ```ts
+ * checkedVideo('demo')   // 'demo'
+ * checkedVideo('../etc') // throws InvalidVideoError
+ * ```
+ */
+export function checkedVideo(video: string): string {
+  if (!isVideoSlug(video))
+    throw new InvalidVideoError('video must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -')
+  return video
+}
+
+/**
+ * `clientId` itself when it is the numeric account ID (`CLIENT_ID`'s rule); `name` is the field
+ * an error names.
+ *
+ * @throws {ConfigError} otherwise (never with the value).
+ * @example
+ * ```ts
+ * checkedClientId('12345')   // '12345'
+ * checkedClientId('1/../x') // throws ConfigError: clientId must be the numeric account ID
+ * ```
+ */
+export function checkedClientId(clientId: string, name = 'clientId'): string {
+  if (SIGNING_RULES.CLIENT_ID.value(clientId) === undefined)
+    throw new ConfigError(name, expectedOf(SIGNING_RULES.CLIENT_ID))
+  return clientId
+}
+
+/**
+ * `domain` itself when it is a host, optionally with `:port` (`CDN_DOMAIN`'s rule); `name` is
+ * the field an error names.
+ *
+ * @throws {ConfigError} otherwise: `evil.com/#`, `a@b`, a path or a scheme is no host.
+ * @example
+ * ```ts
+ * checkedDomain('127.0.0.1:8080') // '127.0.0.1:8080'
+ * checkedDomain('evil.com/#')     // throws ConfigError: domain must be a host name, optionally with :port
+ * ```
+ */
+export function checkedDomain(domain: string, name = 'domain'): string {
+  if (SIGNING_RULES.CDN_DOMAIN.value(domain) === undefined)
+    throw new ConfigError(name, expectedOf(SIGNING_RULES.CDN_DOMAIN))
+  return domain
+}
+
+/**
+ * `expires` itself when it is whole Unix seconds: a safe integer, 0 or more.
+ *
+ * @throws {RangeError} otherwise (`NaN`, `Infinity`, `1e21`, `1.5`, `-1`).
+ * @example
+ * ```ts
+ * checkedExpires(1767225600) // 1767225600
+ * checkedExpires(Number.NaN) // throws RangeError
+ * ```
+ */
+export function checkedExpires(expires: number): number {
+  if (!(Number.isSafeInteger(expires) && expires >= 0))
+    throw new RangeError(
+      `expires must be whole Unix seconds (a safe integer, 0 or more), got ${String(expires)}`,
+    )
+  return expires
 }
 
 /** `vod` (exactly) selects `/videos/`; anything else, including missing, is live (`/cmaf/`). */
@@ -40,6 +125,8 @@ export function streamType(type: string | undefined | null): StreamType {
  * `{token}/{expires}` pair: `/videos/{client_id}_{video}/` for VOD, `/cmaf/…/` for live. The one
  * home of the URL layout (spec 4.14): playback URLs, session leaves and signers build on it.
  *
+ * @throws {ConfigError} when `clientId` is not numeric; {@link InvalidVideoError} when `video`
+ * is not a slug: either would name another directory (`1/../../x`, `../../etc`).
  * @example
  * ```ts
  * videoDirectory('12345', 'demo', 'vod')  // '/videos/12345_demo/'
@@ -47,7 +134,8 @@ export function streamType(type: string | undefined | null): StreamType {
  * ```
  */
 export function videoDirectory(clientId: string, video: string, type: string | undefined): string {
-  return `/${streamType(type) === 'vod' ? 'videos' : 'cmaf'}/${clientId}_${video}/`
+  const clientVideo = `${checkedClientId(clientId)}_${checkedVideo(video)}`
+  return `/${streamType(type) === 'vod' ? 'videos' : 'cmaf'}/${clientVideo}/`
 }
 
 /** Parts of a playback URL. */
@@ -56,7 +144,9 @@ export interface PlaybackUrlInput {
   domain: string
   clientId: string
   video: string
+  /** base64url (what `signToken` answers). */
   token: string
+  /** Whole Unix seconds. */
   expires: number
   type?: string | undefined
   /** `https` unless a local CDN emulator without TLS is used. */
@@ -66,8 +156,12 @@ export interface PlaybackUrlInput {
 /**
  * Builds the HLS master playlist URL:
  * `https://{domain}/videos/{client_id}_{video}/{token}/{expires}/master.m3u8` for VOD, `/cmaf/`
- * instead of `/videos/` for live.
+ * instead of `/videos/` for live. Every part is checked: the URL is on `domain`, in the video's
+ * directory, with one pair.
  *
+ * @throws {ConfigError} when `domain` is not a host[:port] or `clientId` not numeric;
+ * {@link InvalidVideoError} when `video` is not a slug; a `TypeError` when `token` is not
+ * base64url; a `RangeError` when `expires` is not whole Unix seconds ({@link checkedExpires}).
  * @example
  * ```ts
  * buildPlaybackUrl({ domain: 'cdn.example.com', clientId: '12345', video: 'demo',
@@ -84,7 +178,10 @@ export function buildPlaybackUrl({
   type,
   scheme = 'https',
 }: PlaybackUrlInput): string {
-  return `${scheme}://${domain}${videoDirectory(clientId, video, type)}${token}/${expires}/master.m3u8`
+  if (!/^[A-Za-z0-9_-]+$/.test(token)) throw new TypeError('token must be base64url')
+  if (scheme !== 'https' && scheme !== 'http') throw new TypeError('scheme must be https or http')
+  const directory = videoDirectory(clientId, video, type)
+  return `${scheme}://${checkedDomain(domain)}${directory}${token}/${checkedExpires(expires)}/master.m3u8`
 }
 
 /** The manifest a playback URL names: `hls` (`master.m3u8`, the default) or `dash` (`manifest.mpd`). */

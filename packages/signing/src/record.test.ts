@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { InvalidClientIpError } from './client-ip.ts'
 import { createTokenRecord, formatPair, InvalidVideoError } from './record.ts'
+import { ConfigError } from './signing-config.ts'
 
 const md5url = (text: string) => createHash('md5').update(text).digest('base64url')
 const config = {
@@ -78,6 +79,34 @@ describe('createTokenRecord', () => {
     expect(() =>
       createTokenRecord(config, { video: 'demo', clientIp: 'x' }, { nowSeconds }),
     ).toThrow(InvalidClientIpError)
+  })
+})
+
+describe('createTokenRecord on hostile input', () => {
+  const params = { video: 'demo', type: 'vod', expire: '600', clientIp: '0.0.0.0' }
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['1e21', 1e21],
+  ])('refuses the clock %s (no /NaN/, /Infinity/ or /1e+21/ URL)', (_, now) => {
+    expect(() => createTokenRecord(config, params, { nowSeconds: now })).toThrow(RangeError)
+    expect(() => createTokenRecord(config, params, { nowSeconds: now })).toThrow(/nowSeconds/)
+  })
+
+  it('refuses a lifetime cap that is not whole seconds', () => {
+    expect(() =>
+      createTokenRecord({ ...config, maxLifetimeSeconds: Number.NaN }, params, { nowSeconds }),
+    ).toThrow(/maxLifetimeSeconds/)
+  })
+
+  it('refuses a client ID or a domain that would move the URLs', () => {
+    expect(() =>
+      createTokenRecord({ ...config, clientId: '1/../../x' }, params, { nowSeconds }),
+    ).toThrow(ConfigError)
+    expect(() =>
+      createTokenRecord({ ...config, cdnDomain: 'evil.com/#' }, params, { nowSeconds }),
+    ).toThrow('cdnDomain must be a host name')
   })
 })
 

@@ -2,7 +2,9 @@ import { type CdnSignRequest, type SignedUrlPair, signSecureLink } from './cdn-s
 import { InvalidClientIpError, normalizeIp } from './client-ip.ts'
 import type { TokenDigest } from './digest.ts'
 import { resolveExpiry } from './expiry.ts'
-import { isVideoSlug, type ManifestFormat, manifestUrl, streamType } from './playback-url.ts'
+import { checkedVideo, type ManifestFormat, manifestUrl, streamType } from './playback-url.ts'
+
+export { InvalidVideoError } from './playback-url.ts'
 
 /** Server-side configuration: what the token backend reads from its environment. */
 export interface SigningConfig {
@@ -73,11 +75,6 @@ export interface RecordOptions {
   digest?: TokenDigest | undefined
 }
 
-/** Thrown when `video` is not a safe path segment. */
-export class InvalidVideoError extends TypeError {
-  override readonly name = 'InvalidVideoError'
-}
-
 /**
  * Builds the whole token record of spec 2.11 from configuration and request parameters.
  *
@@ -139,10 +136,8 @@ export function resolveTokenRequest(
   params: TokenParams,
   nowSeconds: number,
 ): CdnSignRequest {
-  const { video, type } = params
-  if (!isVideoSlug(video)) {
-    throw new InvalidVideoError('video must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -')
-  }
+  const { type } = params
+  const video = checkedVideo(params.video)
   const clientIp = normalizeIp(params.clientIp)
   if (clientIp === undefined)
     throw new InvalidClientIpError('client_ip is not a valid IPv4 or IPv6 address')

@@ -18,7 +18,26 @@ export interface TokenCheck {
   secret: string
   /** `''` on the plain host, the viewer's address on the IP-bound host. */
   ip: string
+  /** The CDN's clock, Unix seconds; read as whole seconds, as nginx's `ngx_time()`. */
   nowSeconds: number
+}
+
+// nginx's time_t: 2^63 − 1, as digits (ngx_atotm refuses more: the token is then refused)
+const MAX_TIME_T = '9223372036854775807'
+
+/**
+ * Whether nginx's `ngx_atotm` reads `text` as an expiry `secure_link` accepts: decimal digits
+ * only, a value from 1 to the largest time_t (leading zeros allowed). Anything else, 0 included,
+ * is "not found" there: a 403, whatever the token.
+ */
+const isNginxExpiry = (text: string): boolean => {
+  if (!/^\d+$/.test(text)) return false
+  const digits = text.replace(/^0+/, '')
+  if (digits === '') return false
+  return (
+    digits.length < MAX_TIME_T.length ||
+    (digits.length === MAX_TIME_T.length && digits <= MAX_TIME_T)
+  )
 }
 
 // nginx's ngx_decode_base64url: the url-safe alphabet, no padding, and the unused low bits of
@@ -34,16 +53,24 @@ const decodeBase64Url = (text: string): string | undefined => {
 
 /**
  * The CDN's check, exactly as nginx's `secure_link $token,$expires` with
- * `secure_link_md5 "${cv}_${secret}_${expires}_${ip}"`: 403 when the token is not the MD5 of
- * that text (also for a malformed token), otherwise 410 once `expires` is in the past
- * (the expiry second itself is still valid), otherwise 200.
+ * `secure_link_md5 "${cv}_${secret}_${expires}_${ip}"`: 403 when `expires` is not one nginx
+ * reads (not digits, 0, or beyond a 64-bit time_t) or the token is not the MD5 of that text
+ * (also for a malformed token), otherwise 410 once `expires` is in the past (the expiry second
+ * itself is still valid), otherwise 200.
  *
+ * @throws {RangeError} when `nowSeconds` is not a finite number (`NaN`, `undefined`, `Infinity`):
+ * no verdict is right on a broken clock, and a 200 there would admit every expired token.
  * @example
  * ```ts
  * verifyToken({ clientVideo: '12345_demo', token, expires: '1767225600', secret, ip: '', nowSeconds })
  * ```
  */
 export function verifyToken(check: TokenCheck): TokenVerdict {
+  if (!Number.isFinite(check.nowSeconds))
+    throw new RangeError(
+      `verifyToken: nowSeconds must be a finite number of Unix seconds, got ${String(check.nowSeconds)}`,
+    )
+  if (!isNginxExpiry(check.expires)) return 403
   const digest = check.token.length <= 24 ? decodeBase64Url(check.token) : undefined
   const split = check.clientVideo.indexOf('_')
   if (digest?.length !== 16 || split < 0) return 403
@@ -55,5 +82,6 @@ export function verifyToken(check: TokenCheck): TokenVerdict {
     ip: check.ip,
   })
   if (SparkMD5.hash(text, true) !== digest) return 403
-  return Number(check.expires) < check.nowSeconds ? 410 : 200
+  // nginx compares with whole seconds; past 2^53 the rounding of `Number` cannot reach now
+  return Number(check.expires) < Math.floor(check.nowSeconds) ? 410 : 200
 }
