@@ -72,6 +72,26 @@ const CASES: [string, 'plain' | 'ip', string, number][] = [
     `/cmaf/12345_demo/${plain}/${live}/..%252f..%252f..%252f..%252fetc%252fpasswd/index.m3u8`,
     404,
   ],
+  // decoded once, these are no path of the video; an origin that parses URLs would read them as
+  // "/" or ".." into another video's directory (the live one here)
+  [
+    'backslashes to another video',
+    'plain',
+    `/videos/12345_demo/${plain}/${live}/..%5c..%5clive%5c12345_demo%5cv0%5cindex.m3u8`,
+    404,
+  ],
+  [
+    'a double-encoded dot segment to another video',
+    'plain',
+    `/videos/12345_demo/${plain}/${live}/%252e%252e/%252e%252e/live/12345_demo/v0/index.m3u8`,
+    404,
+  ],
+  [
+    'tabs inside dot segments',
+    'plain',
+    `/videos/12345_demo/${plain}/${live}/.%09./.%09./live/12345_demo/v0/index.m3u8`,
+    404,
+  ],
   [
     'dot segment inside the video',
     'plain',

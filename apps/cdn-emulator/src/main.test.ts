@@ -122,6 +122,33 @@ describe('proj-cdn-emulator', () => {
     }
   })
 
+  it("never serves another video's files for a token, and HEAD carries GET's Content-Length", async () => {
+    const bin = await serveBin(['--media', media])
+    try {
+      for (const attack of [
+        '.%09./.%09./live/99999_secretvideo/low/index.m3u8',
+        '..%5c..%5clive%5c99999_secretvideo%5clow%5cindex.m3u8',
+        '%252e%252e/%252e%252e/live/99999_secretvideo/low/index.m3u8',
+      ]) {
+        const res = await fetch(`${bin.plain}${path(plainToken, expires, attack)}`)
+        expect(res.status, attack).toBe(404)
+        expect(await res.text(), attack).not.toContain('#EXTM3U')
+      }
+      for (const host of [bin.plain, `${bin.origin}/vod/12345_demo/low/seg_000.ts`]) {
+        const url =
+          host === bin.plain ? `${host}${path(plainToken, expires, 'low/seg_000.ts')}` : host
+        const head = await fetch(url, { method: 'HEAD' })
+        expect(head.status, url).toBe(200)
+        expect(head.headers.get('content-length'), url).toBe(String(segment.byteLength))
+        const get = await fetch(url)
+        expect(get.headers.get('content-length'), url).toBe(String(segment.byteLength))
+        await get.arrayBuffer()
+      }
+    } finally {
+      bin.child.kill()
+    }
+  })
+
   it('serves the committed test media without --media', async () => {
     const bin = await serveBin([])
     try {

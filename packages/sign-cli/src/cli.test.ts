@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
+import { MAX_NOW_SECONDS } from '@proj/signing'
 import { describe, expect, it } from 'vitest'
 import { runSignCli, UsageError } from './cli.ts'
 
@@ -65,9 +66,25 @@ describe('runSignCli', () => {
     [['--video', 'demo', '--print', 'all'], '--print must be one of'],
     [['--video', 'demo', '--now', 'yesterday'], '--now must be Unix seconds'],
     [['--video', 'demo', '--bogus'], "Unknown option '--bogus'"],
+    [['--video', 'demo', '--now', '1000000000000000000000'], '--now must be Unix seconds'],
+    [['--video', 'demo', '--now', '9007199254740991'], '--now must be Unix seconds from 0 to'],
+    [['--video', 'demo', '--now', String(MAX_NOW_SECONDS + 1)], '--now must be Unix seconds'],
+    [['--video', 'demo', '--now=-5'], '--now must be Unix seconds'],
+    [['--video', 'demo', '--video', 'other'], '--video is given more than once'],
+    [['--video', 'demo', '--print', 'token', '--print', 'url'], '--print is given more than once'],
+    [['--video=demo', '--type', 'vod', '--type=live'], '--type is given more than once'],
   ])('%j is a usage error: %s', (argv, message) => {
     expect(() => runSignCli(argv, env, NOW)).toThrow(UsageError)
     expect(() => runSignCli(argv, env, NOW)).toThrow(message)
+  })
+})
+
+describe('--now at its limit', () => {
+  it('signs exact expiries up to the latest clock that keeps them safe integers', () => {
+    const argv = ['--video', 'demo', '--now', String(MAX_NOW_SECONDS), '--print', 'url']
+    expect(runSignCli([...argv, '--expire', '1735689600'], env, NOW)).toContain(
+      `/${Number.MAX_SAFE_INTEGER}/master.m3u8`,
+    )
   })
 })
 
@@ -101,5 +118,17 @@ describe('the proj-sign executable', () => {
       'proj-sign: bad configuration: CDN_DOMAIN must be a host name, optionally with :port\n',
     )
     expect(config.stderr + config.stdout).not.toContain('s3cr3t')
+  })
+
+  it('refuses a repeated option with exit 2 naming it, and documents the exit codes', () => {
+    const twice = run(['--video', 'demo', '--video', 'other', '--print', 'url'], env)
+    expect(twice.status).toBe(2)
+    expect(twice.stdout).toBe('')
+    expect(twice.stderr).toContain('proj-sign: --video is given more than once')
+    const help = run(['--help'], env)
+    expect(help.status).toBe(0)
+    expect(help.stdout).toContain(
+      'Exit codes: 0 ok, 1 bad configuration (names the variable),\n2 bad arguments',
+    )
   })
 })

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
-import { createTokenRecord, manifestFormat, type TokenRecord } from '@proj/signing'
+import { createTokenRecord, MAX_NOW_SECONDS, manifestFormat, type TokenRecord } from '@proj/signing'
 import { ConfigError, parseSigningConfig, type SigningEnv } from '@proj/signing/config'
 
 const USAGE = `Usage: proj-sign --video <slug> [--type vod|live] [--expire <seconds|timestamp>] [--ip <address>]
@@ -16,7 +16,10 @@ Signs like GET /token, with the signing configuration from the environment (the 
   --ip      viewer IP for token_ip/url_ip; default 0.0.0.0
   --format  hls (master.m3u8, default) or dash (manifest.mpd): the file the URLs name
   --print   the whole record as JSON (default) or one field
-  --now     sign as if the time were this (Unix seconds), for reproducible output`
+  --now     sign as if the time were this (Unix seconds), for reproducible output
+
+Each option at most once. Exit codes: 0 ok, 1 bad configuration (names the variable),
+2 bad arguments (with this usage).`
 
 const FIELDS = ['record', 'url', 'url_ip', 'token', 'token_ip'] as const
 type Field = (typeof FIELDS)[number]
@@ -36,11 +39,19 @@ export class UsageError extends Error {
  * ```
  */
 export function runSignCli(argv: string[], env: SigningEnv, nowMs: number): string {
-  let values: ReturnType<typeof parse>['values']
+  let parsed: ReturnType<typeof parse>
   try {
-    values = parse(argv).values
+    parsed = parse(argv)
   } catch (error) {
     throw new UsageError((error as Error).message)
+  }
+  const { values } = parsed
+  // parseArgs keeps the last of a repeated option: `--video a --video b` would sign b unsaid
+  const seen = new Set<string>()
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option' || token.value === undefined) continue
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once`)
+    seen.add(token.name)
   }
   if (values.help) return USAGE
   if (!values.video) throw new UsageError('--video is required')
@@ -50,8 +61,11 @@ export function runSignCli(argv: string[], env: SigningEnv, nowMs: number): stri
   if (format === null) throw new UsageError('--format must be hls or dash')
   let nowSeconds = Math.floor(nowMs / 1000)
   if (values.now !== undefined) {
-    if (!/^\d+$/.test(values.now)) throw new UsageError('--now must be Unix seconds')
-    nowSeconds = Number(values.now)
+    // every expiry signed from it must stay exact (a safe integer): no `1e+21` in a URL
+    const now = /^\d{1,16}$/.test(values.now) ? Number(values.now) : Number.NaN
+    if (!(now <= MAX_NOW_SECONDS))
+      throw new UsageError(`--now must be Unix seconds from 0 to ${MAX_NOW_SECONDS}`)
+    nowSeconds = now
   }
   const signing = parseSigningConfig(env)
   let record: TokenRecord
@@ -77,6 +91,7 @@ const parse = (argv: string[]) =>
   parseArgs({
     args: argv,
     strict: true,
+    tokens: true,
     options: {
       video: { type: 'string' },
       type: { type: 'string' },

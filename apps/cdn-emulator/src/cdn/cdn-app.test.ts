@@ -142,6 +142,42 @@ describe('paths, as an attacker writes them', () => {
     expect((await cdn(false).request(`${base}/v0//seg_000.ts`)).status).toBe(200)
   })
 
+  it("a token for one video never reads another's through the origin (tab, backslash, %252e)", async () => {
+    const base = `/videos/12345_demo/${plainToken}/${expires}`
+    for (const attack of [
+      '.%09./.%09./live/99999_secretvideo/v0/index.m3u8',
+      '.%0d%0a./.%0a./live/99999_secretvideo/v0/index.m3u8',
+      '..%5c..%5clive%5c99999_secretvideo%5cv0%5cindex.m3u8',
+      '%252e%252e/%252e%252e/live/99999_secretvideo/v0/index.m3u8',
+      '..%2f..%2flive%2f99999_secretvideo%2fv0%2findex.m3u8',
+    ]) {
+      const res = await cdn(false).request(`${base}/${attack}`)
+      expect([400, 404], attack).toContain(res.status)
+      expect(await res.text(), attack).not.toContain('#EXTM3U')
+    }
+    // what the same token may read still plays
+    expect((await cdn(false).request(`${base}/v0/index.m3u8`)).status).toBe(200)
+    expect((await cdn(false).request(`${base}/v0/seg_000.ts`)).status).toBe(200)
+    const live = `/cmaf/12345_demo/${plainToken}/${expires}/v0/index.m3u8`
+    expect(await (await cdn(false).request(live)).text()).toContain('#EXT-X-MEDIA-SEQUENCE')
+  })
+
+  it('answers HEAD with the headers of GET, its Content-Length included', async () => {
+    const base = `/videos/12345_demo/${plainToken}/${expires}`
+    for (const file of ['v0/seg_000.ts', 'master.m3u8', 'v1/key.bin']) {
+      const get = await cdn(false).request(`${base}/${file}`)
+      const head = await cdn(false).request(`${base}/${file}`, { method: 'HEAD' })
+      const length = (await get.arrayBuffer()).byteLength
+      expect(head.status, file).toBe(200)
+      expect(get.headers.get('content-length'), file).toBe(String(length))
+      expect(head.headers.get('content-length'), file).toBe(String(length))
+      expect(head.headers.get('content-type'), file).toBe(get.headers.get('content-type'))
+    }
+    const live = `/cmaf/12345_demo/${plainToken}/${expires}/v0/index.m3u8`
+    const playlist = await cdn(false).request(live, { method: 'HEAD' })
+    expect(Number(playlist.headers.get('content-length'))).toBeGreaterThan(0)
+  })
+
   it('the playlist cache does not grow with aliases of one rendition', async () => {
     const before = process.memoryUsage().heapUsed
     for (let i = 0; i < 2000; i++) {
@@ -162,5 +198,8 @@ describe('nginxUri', () => {
     expect(nginxUri('/a/%252f')).toBe('/a/%2f')
     expect(nginxUri('/..')).toBeUndefined()
     expect(nginxUri('/a/%2')).toBeUndefined()
+    // nginx refuses a decoded NUL (400); %2500 is the text %00
+    expect(nginxUri('/a/%00b')).toBeUndefined()
+    expect(nginxUri('/a/%2500')).toBe('/a/%00')
   })
 })

@@ -1,6 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo'
 import { normalizeIp, verifyToken } from '@proj/signing'
 import { type Context, Hono } from 'hono'
+import { originPath } from './origin-path.ts'
 
 /** Options of {@link createCdn}. */
 export interface CdnOptions {
@@ -10,7 +11,11 @@ export interface CdnOptions {
   previousSecret?: string | undefined
   /** `true` for the `CDN_DOMAIN_IP` host: tokens are bound to the viewer's address. */
   ipBound: boolean
-  /** Fetches a token-free origin path (`/vod/{client_video}/…` or `/live/…`). */
+  /**
+   * Fetches a token-free origin path (`/vod/{client_video}/…` or `/live/…`): a URL path whose
+   * segments are percent-encoded ({@link originPath}), to be decoded once, segment by segment.
+   * `new Request('http://origin' + path)` keeps it as it is.
+   */
   origin: (path: string) => Promise<Response> | Response
   now?: () => number
   /** The viewer's address; default: the TCP peer, as nginx's `$remote_addr`. */
@@ -23,10 +28,18 @@ const CDN_PATH = /^\/(videos|cmaf)\/([^/]+)\/([^/]+)\/([0-9]+)\/(.+)$/
 
 /**
  * The URI as nginx matches it (`$uri`): percent-escapes decoded, `.` and `..` segments resolved,
- * repeated slashes merged. `undefined` where nginx answers 400: a bad escape, or `..` above the root.
+ * repeated slashes merged. `undefined` where nginx answers 400: a bad escape, `%00`, or `..` above
+ * the root.
+ *
+ * @example
+ * ```ts
+ * nginxUri('/a/b/..%2fc') // '/a/c'
+ * nginxUri('/a/%00')      // undefined
+ * ```
  */
 export function nginxUri(rawPath: string): string | undefined {
-  if (/%(?![0-9A-Fa-f]{2})/.test(rawPath)) return undefined
+  // ngx_http_parse_complex_uri refuses a bad escape and a decoded NUL
+  if (/%(?![0-9A-Fa-f]{2})|%00/.test(rawPath)) return undefined
   const bytes = rawPath.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
     String.fromCharCode(Number.parseInt(hex, 16)),
   )
@@ -47,7 +60,8 @@ export function nginxUri(rawPath: string): string | undefined {
  * token mismatch, 410 once expired, and otherwise strips `{token}/{expires}` and serves the
  * origin's answer; CORS headers on everything; 404 for other paths. Paths are matched as nginx
  * matches them (decoded, dot segments resolved): `{token}/{expires}/..%2fother%2f…` is another
- * path (404), not an escape from the signed video.
+ * path (404), not an escape from the signed video; and the origin is asked for exactly the path
+ * checked ({@link originPath}), so no tab, `\` or `%252e` is re-read as a separator or a `..`.
  *
  * @example
  * ```ts
@@ -91,10 +105,9 @@ export function createCdn({
       if (verdict === 403 && previousSecret)
         verdict = verifyToken({ ...check, secret: previousSecret })
       if (verdict !== 200) return c.text(verdict === 403 ? 'Forbidden' : 'Gone', verdict)
-      // like nginx's proxy_pass with variables: the decoded path, as is
-      const answer = await origin(
-        `/${KIND_TO_ORIGIN[kind as keyof typeof KIND_TO_ORIGIN]}/${video}/${rest}`,
-      )
+      // like nginx's proxy_pass with variables: the decoded path, and exactly the one checked
+      const kindOnOrigin = KIND_TO_ORIGIN[kind as keyof typeof KIND_TO_ORIGIN]
+      const answer = await origin(originPath([kindOnOrigin, video, ...rest.split('/')]))
       return new Response(answer.body, answer)
     })
     .all('*', (c) => c.text('Not Found', 404))

@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises'
-import { join, normalize } from 'node:path'
 import { Hono } from 'hono'
 import { shiftSegmentTime, trackTimescale } from './fmp4-time.ts'
 import { liveDashSegment, liveMpd, readVodMpd, type VodMpd } from './live-mpd.ts'
 import { livePlaylist, liveSegmentIndex, parseVodPlaylist } from './live-playlist.ts'
+import { mediaReader } from './media-files.ts'
 import { parseXml } from './xml-tree.ts'
 
 // A rendition is one folder of the media directory: never a path (`..`, `/`, `.`).
@@ -16,6 +15,33 @@ const TYPES: Record<string, string> = {
   mpd: 'application/dash+xml',
   m4s: 'video/iso.segment',
   mp4: 'video/mp4',
+}
+
+/**
+ * An answer with its `content-length`: Hono answers HEAD with GET's headers and no body, so the
+ * length must be a header to reach HEAD (the Node adapter would add it to GET's body only).
+ */
+const sized = (
+  body: Uint8Array<ArrayBuffer> | string,
+  headers: Record<string, string>,
+): Response => {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body
+  return new Response(bytes, {
+    headers: { ...headers, 'content-length': String(bytes.byteLength) },
+  })
+}
+
+/**
+ * The names of a request's path, each segment decoded once (the CDN encodes each one, see the
+ * CDN's `originPath`); `undefined` for a bad escape. Hono's own `path` leaves `%25` and `%2F`
+ * encoded, which would be a second encoding of a file's name, not its name.
+ */
+const pathNames = (url: string): string[] | undefined => {
+  try {
+    return new URL(url).pathname.split('/').slice(1).map(decodeURIComponent)
+  } catch {
+    return undefined
+  }
 }
 
 /** Options of {@link createOrigin}. */
@@ -51,18 +77,14 @@ export function createOrigin({
   liveEpochMs = now() - 60_000,
   liveWindow = 6,
 }: OriginOptions) {
-  const root = normalize(mediaDir)
-  const file = async (path: string): Promise<Response> => {
-    const full = normalize(join(root, path))
-    // `..` never leaves the media directory
-    if (!full.startsWith(`${root}/`)) return new Response('not found', { status: 404 })
-    try {
-      const body = await readFile(full)
-      const type = TYPES[full.split('.').pop() ?? ''] ?? 'application/octet-stream'
-      return new Response(body, { headers: { 'content-type': type } })
-    } catch {
-      return new Response('not found', { status: 404 })
-    }
+  // every read goes through it: only files really inside the media directory, links followed
+  const read = mediaReader(mediaDir)
+  const readText = (names: readonly string[]) => read(names).then((bytes) => bytes.toString('utf8'))
+  const file = async (names: readonly string[]): Promise<Response> => {
+    const body = await read(names).catch(() => undefined)
+    if (!body) return new Response('not found', { status: 404 })
+    const type = TYPES[names.at(-1)?.split('.').pop() ?? ''] ?? 'application/octet-stream'
+    return sized(body, { 'content-type': type })
   }
   // One entry per rendition folder that exists: names are checked first, failures dropped.
   const playlists = new Map<string, Promise<ReturnType<typeof parseVodPlaylist>>>()
@@ -70,7 +92,7 @@ export function createOrigin({
     if (!RENDITION.test(rendition)) return Promise.reject(new Error('not a rendition'))
     let playlist = playlists.get(rendition)
     if (!playlist) {
-      playlist = readFile(join(root, rendition, 'index.m3u8'), 'utf8').then(parseVodPlaylist)
+      playlist = readText([rendition, 'index.m3u8']).then(parseVodPlaylist)
       playlists.set(rendition, playlist)
       playlist.catch(() => playlists.delete(rendition))
     }
@@ -78,7 +100,7 @@ export function createOrigin({
   }
   let mpd: Promise<VodMpd> | undefined
   const vodMpd = () => {
-    mpd ??= readFile(join(root, 'manifest.mpd'), 'utf8').then((text) => readVodMpd(parseXml(text)))
+    mpd ??= readText(['manifest.mpd']).then((text) => readVodMpd(parseXml(text)))
     mpd.catch(() => {
       mpd = undefined
     })
@@ -91,17 +113,17 @@ export function createOrigin({
     if (!segment) return new Response('not found', { status: 404 })
     let timescale = timescales.get(segment.initPath)
     if (!timescale) {
-      timescale = readFile(join(root, segment.initPath)).then(trackTimescale)
+      timescale = read(segment.initPath.split('/')).then(trackTimescale)
       timescales.set(segment.initPath, timescale)
     }
-    const media = await readFile(join(root, segment.vodPath)).catch(() => undefined)
+    const media = await read(segment.vodPath.split('/')).catch(() => undefined)
     if (!media) return new Response('not found', { status: 404 })
     const body = shiftSegmentTime(media, segment.shiftSeconds, await timescale)
-    return new Response(body, { headers: { 'content-type': TYPES.m4s ?? '' } })
+    return sized(body, { 'content-type': TYPES.m4s ?? '' })
   }
 
   return new Hono()
-    .get('/vod/:video/*', (c) => file(c.req.path.split('/').slice(3).join('/')))
+    .get('/vod/:video/*', (c) => file(pathNames(c.req.url)?.slice(2) ?? []))
     .get('/live/:video/manifest.mpd', async (c) => {
       const vod = await vodMpd().catch(() => undefined)
       if (!vod) return c.text('not found', 404)
@@ -110,7 +132,7 @@ export function createOrigin({
         nowMs: now(),
         windowSeconds: liveWindow * vod.segmentSeconds,
       })
-      return c.body(body, 200, { 'content-type': TYPES.mpd ?? '', 'cache-control': 'no-store' })
+      return sized(body, { 'content-type': TYPES.mpd ?? '', 'cache-control': 'no-store' })
     })
     .get('/live/:video/:rendition/:file', async (c) => {
       const { rendition, file: name } = c.req.param()
@@ -120,7 +142,7 @@ export function createOrigin({
         if (!vod) return c.text('not found', 404)
         if (name !== 'index.m3u8') {
           const index = liveSegmentIndex(name, vod.segments.length) ?? 0
-          return file(`${rendition}/${vod.segments[index]?.uri}`)
+          return file([rendition, ...(vod.segments[index]?.uri ?? '').split('/')])
         }
         const segmentSeconds = Number(/TARGETDURATION:(\d+)/.exec(vod.header.join('\n'))?.[1] ?? 2)
         const body = livePlaylist(vod, {
@@ -129,10 +151,10 @@ export function createOrigin({
           segmentSeconds,
           windowSize: liveWindow,
         })
-        return c.body(body, 200, { 'content-type': TYPES.m3u8 ?? '', 'cache-control': 'no-store' })
+        return sized(body, { 'content-type': TYPES.m3u8 ?? '', 'cache-control': 'no-store' })
       }
-      return file(`${rendition}/${name}`)
+      return file([rendition, name])
     })
-    .get('/live/:video/:file', (c) => file(c.req.param('file')))
+    .get('/live/:video/:file', (c) => file([c.req.param('file')]))
     .all('*', (c) => c.text('not found', 404))
 }
