@@ -6,14 +6,13 @@ import { serveTokenApp } from './node.ts'
 
 // Requests the app never sees (Node's parser or @hono/node-server refuse them), sent as raw bytes
 // over a real socket: each must still get the backend's {error} JSON, not an empty body.
-let server: Server
-let port: number
-
-beforeAll(async () => {
-  port = await new Promise<number>((resolve, reject) => {
-    server = serveTokenApp(
+/** A backend with sessions on `hostname`, any port: the server and the port it took. */
+function startBackend(hostname = '127.0.0.1'): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve, reject) => {
+    const started = serveTokenApp(
       {
         port: 0,
+        hostname,
         signals: false,
         audit: () => undefined,
         log: () => undefined,
@@ -28,19 +27,26 @@ beforeAll(async () => {
           session: { secret: 'unparsable-session-secret-of-32-chars' },
         },
       },
-      (info) => resolve(info.port),
+      (info) => resolve({ server: started, port: info.port }),
     ) as Server
-    server.once('error', reject)
+    started.once('error', reject)
   })
+}
+
+const stopBackend = (stopped: Server) =>
+  new Promise((resolve) => {
+    stopped.closeAllConnections()
+    stopped.close(resolve)
+  })
+
+let server: Server
+let port: number
+
+beforeAll(async () => {
+  ;({ server, port } = await startBackend())
 })
 
-afterAll(
-  () =>
-    new Promise((resolve) => {
-      server.closeAllConnections()
-      server.close(resolve)
-    }),
-)
+afterAll(() => stopBackend(server))
 
 /** Sends `raw` and reads the whole answer (the server closes after these answers). */
 function rawRequest(
@@ -186,41 +192,17 @@ const ipv6Loopback = Object.values(networkInterfaces()).some((addresses) =>
 
 describe.skipIf(!ipv6Loopback)('listening on an IPv6 address', () => {
   it('an HTTP/1.0 request without Host: the session URL names [::1] and the port', async () => {
-    let v6: Server | undefined
-    const v6Port = await new Promise<number>((resolve, reject) => {
-      v6 = serveTokenApp(
-        {
-          port: 0,
-          hostname: '::1',
-          signals: false,
-          audit: () => undefined,
-          log: () => undefined,
-          config: {
-            signing: {
-              clientId: '777',
-              secretKey: 's',
-              cdnDomain: 'cdn.test',
-              cdnDomainIp: 'ip.test',
-            },
-            auth: { mode: 'none' },
-            session: { secret: 'unparsable-session-secret-of-32-chars' },
-          },
-        },
-        (info) => resolve(info.port),
-      ) as Server
-      v6.once('error', reject)
-    })
+    const v6 = await startBackend('::1')
     try {
       const answer = await rawRequest('GET /session?video=demo HTTP/1.0\r\n\r\n', false, {
-        port: v6Port,
+        port: v6.port,
         host: '::1',
       })
       expect(answer.status).toBe(200)
       const { session_url: url } = JSON.parse(answer.body) as { session_url: string }
-      expect(url.startsWith(`http://[::1]:${v6Port}/s/demo/`)).toBe(true)
+      expect(url.startsWith(`http://[::1]:${v6.port}/s/demo/`)).toBe(true)
     } finally {
-      v6?.closeAllConnections()
-      await new Promise((resolve) => v6?.close(resolve))
+      await stopBackend(v6.server)
     }
   })
 })
