@@ -3,7 +3,7 @@
  * batched stdout audit lines, served by `@hono/node-server`. A separate entry, so a Worker's
  * bundle never sees `node:` modules.
  */
-import { createServer, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import { getRequestListener, type ServerType } from '@hono/node-server'
 import { parseIpRanges } from '@proj/signing'
 import { nodeMd5Digest } from '@proj/signing/node'
@@ -25,6 +25,7 @@ import {
   type TokenBackendEnv,
   tokenConfig,
 } from './config.ts'
+import { SHUTDOWN_GRACE_MS, stopOnSignals } from './node-shutdown.ts'
 import {
   answerClientErrors,
   hostRefusal,
@@ -35,6 +36,7 @@ import { holdsState, instancesFrom, scaledOut } from './scale-out.ts'
 import { cachedSessionStore } from './session/cached-session-store.ts'
 
 export { batchedLines } from './audit-log.ts'
+export { SHUTDOWN_GRACE_MS } from './node-shutdown.ts'
 export {
   answerClientErrors,
   hostRefusal,
@@ -88,9 +90,6 @@ export function createNodeTokenApp<E extends Env = BlankEnv>(
     audit: options.audit ?? stdoutAudit(),
   })
 }
-
-/** How long open requests may run after SIGTERM/SIGINT before their connections are cut. */
-export const SHUTDOWN_GRACE_MS = 10_000
 
 /** Longest wait for Redis (`REDIS_URL`) at start, handshake included, before giving up. */
 export const REDIS_START_TIMEOUT_MS = 3_000
@@ -332,72 +331,4 @@ function exitWith(code: number): void {
 
 function toStderr(message: string): void {
   console.error(`token-backend: ${message}`)
-}
-
-/**
- * Until SIGTERM/SIGINT: then no new connections, open requests finish (idle keep-alive
- * connections are closed as they become idle), connections still open after
- * {@link SHUTDOWN_GRACE_MS} are cut; the audit lines are written last. A second signal cuts
- * at once.
- */
-function stopOnSignals(
-  server: Server,
-  {
-    flush,
-    onStopped,
-    log,
-    where,
-  }: { flush(): void; onStopped(code: number): void; log(message: string): void; where: string },
-): { fail(code: number): void } {
-  let stopping = false
-  let cut = false
-  let finished = false
-  const finish = (code: number) => {
-    if (finished) return
-    finished = true
-    process.off('SIGTERM', stop)
-    process.off('SIGINT', stop)
-    flush()
-    // the last lines reach the pipe before the process may exit
-    process.stdout.write('', () => onStopped(code))
-  }
-  const cutAll = () => {
-    cut = true
-    server.closeAllConnections()
-  }
-  function stop(signal: NodeJS.Signals) {
-    if (stopping) {
-      log(`${signal} again: closing the open connections now`)
-      cutAll()
-      return
-    }
-    stopping = true
-    log(
-      `${signal}: not accepting connections, letting open requests finish (at most ${SHUTDOWN_GRACE_MS / 1000} s)`,
-    )
-    const deadline = setTimeout(cutAll, SHUTDOWN_GRACE_MS)
-    // keep-alive connections left idle by a request that just finished
-    const sweep = setInterval(() => server.closeIdleConnections(), 100)
-    server.close(() => {
-      clearTimeout(deadline)
-      clearInterval(sweep)
-      log(cut ? 'stopped; requests still open were cut' : 'stopped')
-      finish(cut ? 1 : 0)
-    })
-    server.closeIdleConnections()
-  }
-  process.on('SIGTERM', stop)
-  process.on('SIGINT', stop)
-  server.once('error', (error: NodeJS.ErrnoException) => {
-    if (stopping) return
-    log(`cannot listen on ${where}: ${error.code ?? error.message}`)
-    finish(1)
-  })
-  // closed by its owner (not by a signal): the signals are the process's again
-  server.once('close', () => {
-    if (stopping) return
-    process.off('SIGTERM', stop)
-    process.off('SIGINT', stop)
-  })
-  return { fail: finish }
 }
