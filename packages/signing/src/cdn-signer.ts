@@ -5,11 +5,11 @@
  */
 import { sparkMd5Digest, type TokenDigest } from './digest.ts'
 import {
-  buildPlaybackUrl,
   checkedClientId,
   checkedDomain,
   checkedExpires,
   checkedVideo,
+  playbackUrlOfChecked,
   type StreamType,
 } from './playback-url.ts'
 import { signToken } from './token.ts'
@@ -98,17 +98,26 @@ const checkCdn = (cdn: SecureLinkCdn): void => {
  */
 export function signSecureLink(
   cdn: SecureLinkCdn,
-  { video, type, expires, clientIp }: CdnSignRequest,
+  request: CdnSignRequest,
   digest: TokenDigest = sparkMd5Digest,
 ): SignedUrlPair {
   checkCdn(cdn)
+  return signForCheckedCdn(cdn, request, digest)
+}
+
+/** {@link signSecureLink} for a CDN already checked: the request's parts checked, once. */
+function signForCheckedCdn(
+  cdn: SecureLinkCdn,
+  { video, type, expires, clientIp }: CdnSignRequest,
+  digest: TokenDigest,
+): SignedUrlPair {
   checkedVideo(video)
   checkedExpires(expires)
   const { clientId, secretKey: secret, scheme } = cdn
   const token = signToken({ clientId, video, secret, expires }, digest)
   const tokenIp = signToken({ clientId, video, secret, expires, ip: clientIp }, digest)
   const url = (domain: string, signed: string) =>
-    buildPlaybackUrl({ domain, clientId, video, token: signed, expires, type, scheme })
+    playbackUrlOfChecked({ domain, clientId, video, token: signed, expires, type, scheme })
   return {
     token,
     token_ip: tokenIp,
@@ -135,9 +144,10 @@ export function secureLinkSigner(
   { digest }: { digest?: TokenDigest | undefined } = {},
 ): CdnSigner {
   checkCdn(cdn)
+  const hash = digest ?? sparkMd5Digest
   return {
     sign(request) {
-      return signSecureLink(cdn, request, digest)
+      return signForCheckedCdn(cdn, request, hash)
     },
   }
 }

@@ -134,9 +134,12 @@ export function streamType(type: string | undefined | null): StreamType {
  * ```
  */
 export function videoDirectory(clientId: string, video: string, type: string | undefined): string {
-  const clientVideo = `${checkedClientId(clientId)}_${checkedVideo(video)}`
-  return `/${streamType(type) === 'vod' ? 'videos' : 'cmaf'}/${clientVideo}/`
+  return directoryOf(checkedClientId(clientId), checkedVideo(video), type)
 }
+
+/** {@link videoDirectory} of parts already checked: the layout alone. */
+const directoryOf = (clientId: string, video: string, type: string | undefined): string =>
+  `/${streamType(type) === 'vod' ? 'videos' : 'cmaf'}/${clientId}_${video}/`
 
 /** Parts of a playback URL. */
 export interface PlaybackUrlInput {
@@ -180,8 +183,38 @@ export function buildPlaybackUrl({
 }: PlaybackUrlInput): string {
   if (!/^[A-Za-z0-9_-]+$/.test(token)) throw new TypeError('token must be base64url')
   if (scheme !== 'https' && scheme !== 'http') throw new TypeError('scheme must be https or http')
-  const directory = videoDirectory(clientId, video, type)
-  return `${scheme}://${checkedDomain(domain)}${directory}${token}/${checkedExpires(expires)}/master.m3u8`
+  return playbackUrlOfChecked({
+    domain: checkedDomain(domain),
+    clientId: checkedClientId(clientId),
+    video: checkedVideo(video),
+    token,
+    expires: checkedExpires(expires),
+    type,
+    scheme,
+  })
+}
+
+/**
+ * {@link buildPlaybackUrl} of parts already checked (a signer that checked its CDN once and
+ * its request's video and expiry once builds two URLs): the layout alone, no check again.
+ * Not exported by the package.
+ *
+ * @example
+ * ```ts
+ * playbackUrlOfChecked({ domain: 'cdn.test', clientId: '12345', video: 'demo', token: 'abc',
+ *   expires: 1767225600, type: 'vod' }) // 'https://cdn.test/videos/12345_demo/abc/1767225600/master.m3u8'
+ * ```
+ */
+export function playbackUrlOfChecked({
+  domain,
+  clientId,
+  video,
+  token,
+  expires,
+  type,
+  scheme = 'https',
+}: PlaybackUrlInput): string {
+  return `${scheme}://${domain}${directoryOf(clientId, video, type)}${token}/${expires}/master.m3u8`
 }
 
 /** The manifest a playback URL names: `hls` (`master.m3u8`, the default) or `dash` (`manifest.mpd`). */
