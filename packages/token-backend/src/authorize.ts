@@ -229,19 +229,19 @@ export function jwtAuthorizer(auth: JwtAuth): Authorizer {
  * audience refused is not told apart from the rest (`bearer token not accepted`), so that no
  * one can confirm guesses of `JWT_ISSUER` or `JWT_AUDIENCE` without a valid token.
  */
-const JWT_REFUSALS: Record<string, string> = {
-  JwtTokenExpired: 'bearer token expired',
-  JwtTokenNotBefore: 'bearer token not valid yet (nbf)',
-  JwtTokenIssuedAt: 'bearer token issued in the future (iat)',
-  JwtTokenSignatureMismatched: 'bearer token signature does not verify',
-  JwtTokenInvalid: 'bearer token malformed',
-  JwtHeaderInvalid: 'bearer token header malformed',
-  JwtHeaderRequiresKid: 'bearer token has no kid',
-  JwtAlgorithmMismatch: 'bearer token algorithm not accepted',
-  JwtAlgorithmNotAllowed: 'bearer token algorithm not accepted',
-  JwtAlgorithmNotImplemented: 'bearer token algorithm not accepted',
-  JwtSymmetricAlgorithmNotAllowed: 'bearer token algorithm not accepted',
-}
+const JWT_REFUSALS: ReadonlyMap<string, string> = new Map([
+  ['JwtTokenExpired', 'bearer token expired'],
+  ['JwtTokenNotBefore', 'bearer token not valid yet (nbf)'],
+  ['JwtTokenIssuedAt', 'bearer token issued in the future (iat)'],
+  ['JwtTokenSignatureMismatched', 'bearer token signature does not verify'],
+  ['JwtTokenInvalid', 'bearer token malformed'],
+  ['JwtHeaderInvalid', 'bearer token header malformed'],
+  ['JwtHeaderRequiresKid', 'bearer token has no kid'],
+  ['JwtAlgorithmMismatch', 'bearer token algorithm not accepted'],
+  ['JwtAlgorithmNotAllowed', 'bearer token algorithm not accepted'],
+  ['JwtAlgorithmNotImplemented', 'bearer token algorithm not accepted'],
+  ['JwtSymmetricAlgorithmNotAllowed', 'bearer token algorithm not accepted'],
+])
 
 /**
  * Hono's 401 for a JWT it could not verify says `Unauthorized` whatever the cause: the same 401
@@ -252,15 +252,14 @@ const JWT_REFUSALS: Record<string, string> = {
 function namedRefusal(error: unknown, jwks: boolean): unknown {
   if (!(error instanceof HTTPException) || error.status !== 401) return error
   const { cause } = error
-  const name = cause instanceof Error ? cause.name : undefined
+  const name = cause instanceof Error ? cause.name : ''
   const reason =
-    name === 'JwtTokenInvalid' && jwks
+    jwks && name === 'JwtTokenInvalid'
       ? 'bearer token malformed, or its key (kid) not in the key set'
-      : name === undefined
-        ? undefined
-        : JWT_REFUSALS[name]
-  const message = reason ?? (error.message === 'Unauthorized' ? 'bearer token not accepted' : '')
-  if (message === '') return error
+      : JWT_REFUSALS.get(name)
+  // hono's other 401s (no token, not a Bearer) already say what is wrong
+  if (reason === undefined && error.message !== 'Unauthorized') return error
+  const message = reason ?? 'bearer token not accepted'
   return new HTTPException(401, { message, ...(error.res && { res: error.res }), cause })
 }
 

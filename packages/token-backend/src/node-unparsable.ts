@@ -37,6 +37,10 @@ interface Incoming {
 const incomingOf = (env: unknown): Incoming | undefined =>
   (env as { incoming?: Incoming } | undefined)?.incoming
 
+/** An absolute request target (`GET http://host/… HTTP/1.1`): it names the host, not `Host`. */
+const absoluteTarget = (incoming: Incoming | undefined): boolean =>
+  incoming?.url !== undefined && !incoming.url.startsWith('/')
+
 /**
  * A host a URL is built from: a name or IPv4 address (letters, digits, `.`, `-`, `_`, `~`) or a
  * bracketed IPv6 address, and an optional port. `@hono/node-server` lets through what the URL
@@ -62,7 +66,7 @@ const badRequest = (error: string) =>
 export function hostRefusal(request: Request, env: unknown): Response | undefined {
   const incoming = incomingOf(env)
   // an absolute target (`GET http://host/… HTTP/1.1`) names the URL's host, escapes decoded
-  if (incoming?.url !== undefined && !incoming.url.startsWith('/'))
+  if (absoluteTarget(incoming))
     return HOST.test(new URL(request.url).host)
       ? undefined
       : badRequest('bad request: invalid host')
@@ -90,7 +94,7 @@ export function withLocalHost(request: Request, env: unknown): Request {
   const { localAddress, localPort } = incoming?.socket ?? {}
   if ((host !== undefined && host !== '') || !localAddress || !localPort) return request
   // an absolute target names its host (RFC 9112 §3.2.2)
-  if (incoming?.url !== undefined && !incoming.url.startsWith('/')) return request
+  if (absoluteTarget(incoming)) return request
   // an IPv4 client of a dual-stack socket: its IPv4 form; IPv6 bracketed in a URL
   const address = localAddress.startsWith('::ffff:') ? localAddress.slice(7) : localAddress
   const named = address.includes(':') ? `[${address}]` : address
