@@ -172,25 +172,16 @@ export interface PlaybackUrlInput {
  * // 'https://cdn.example.com/videos/12345_demo/abcDEF123/1767225600/master.m3u8'
  * ```
  */
-export function buildPlaybackUrl({
-  domain,
-  clientId,
-  video,
-  token,
-  expires,
-  type,
-  scheme = 'https',
-}: PlaybackUrlInput): string {
+export function buildPlaybackUrl(input: PlaybackUrlInput): string {
+  const { token, scheme = 'https' } = input
   if (!/^[A-Za-z0-9_-]+$/.test(token)) throw new TypeError('token must be base64url')
   if (scheme !== 'https' && scheme !== 'http') throw new TypeError('scheme must be https or http')
   return playbackUrlOfChecked({
-    domain: checkedDomain(domain),
-    clientId: checkedClientId(clientId),
-    video: checkedVideo(video),
-    token,
-    expires: checkedExpires(expires),
-    type,
-    scheme,
+    ...input,
+    domain: checkedDomain(input.domain),
+    clientId: checkedClientId(input.clientId),
+    video: checkedVideo(input.video),
+    expires: checkedExpires(input.expires),
   })
 }
 
