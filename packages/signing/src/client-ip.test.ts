@@ -56,6 +56,14 @@ describe('normalizeIp', () => {
   ])('rejects %j', (text) => {
     expect(normalizeIp(text)).toBeUndefined()
   })
+
+  it.each([123, null, undefined, {}, ['1.2.3.4']])(
+    "answers undefined for a JavaScript caller's %j, not a TypeError",
+    (value) => {
+      expect(normalizeIp(value as unknown as string)).toBeUndefined()
+      expect(viewerNetwork(value as unknown as string)).toBeUndefined()
+    },
+  )
 })
 
 describe('normalizeIp against an independent IPv6 printer (WHATWG URL)', () => {

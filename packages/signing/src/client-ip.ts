@@ -90,6 +90,8 @@ const printIpv6 = (words: readonly number[]): string => {
  * ```
  */
 export function normalizeIp(text: string): string | undefined {
+  // a JavaScript caller's number or null is no address either (not a TypeError deep inside)
+  if (typeof text !== 'string') return undefined
   if (IPV4.test(text)) return text
   const words = ipv6Words(text)
   return words && printIpv6(words)
@@ -109,6 +111,7 @@ export function normalizeIp(text: string): string | undefined {
  * ```
  */
 export function viewerNetwork(ip: string): string | undefined {
+  if (typeof ip !== 'string') return undefined
   if (IPV4.test(ip)) return ip
   const words = ipv6Words(ip)
   if (!words) return undefined

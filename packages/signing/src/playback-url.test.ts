@@ -4,6 +4,7 @@ import {
   InvalidVideoError,
   isVideoSlug,
   MANIFEST_FILES,
+  type ManifestFormat,
   manifestFormat,
   manifestUrl,
   streamType,
@@ -126,5 +127,14 @@ describe('manifestFormat / manifestUrl', () => {
       'https://cdn.test/v/manifest.mpd?a=/b',
     )
     expect(MANIFEST_FILES).toEqual({ hls: 'master.m3u8', dash: 'manifest.mpd' })
+  })
+
+  it('refuses a format it does not know rather than naming a file …/undefined', () => {
+    const url = 'https://cdn.test/videos/12345_demo/abc/1767225600/master.m3u8'
+    for (const other of ['bogus', 'toString', '__proto__', 'DASH']) {
+      expect(() => manifestUrl(url, other as ManifestFormat)).toThrow(
+        /format must be "hls" or "dash"/,
+      )
+    }
   })
 })

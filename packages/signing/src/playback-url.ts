@@ -247,9 +247,15 @@ export function manifestFormat(value: string | undefined | null): ManifestFormat
  * // 'https://cdn.test/videos/12345_demo/abc/1767225600/manifest.mpd'
  * manifestUrl('https://cdn.test/v/master.m3u8?token=abc', 'dash') // 'https://cdn.test/v/manifest.mpd?token=abc'
  * ```
+ * @throws {TypeError} when `format` is not `hls` or `dash` (read a request's parameter with
+ * {@link manifestFormat} first).
  */
 export function manifestUrl(url: string, format: ManifestFormat): string {
   if (format === 'hls') return url
+  // `Object.hasOwn`: an unknown format must not name a file (`…/undefined`) nor an inherited one
+  if (!Object.hasOwn(MANIFEST_FILES, format)) {
+    throw new TypeError(`format must be "hls" or "dash", got ${JSON.stringify(format)}`)
+  }
   const tail = url.search(/[?#]/)
   const path = tail === -1 ? url : url.slice(0, tail)
   return `${path.slice(0, path.lastIndexOf('/') + 1)}${MANIFEST_FILES[format]}${tail === -1 ? '' : url.slice(tail)}`
