@@ -4,6 +4,7 @@ import {
   connectWithin,
   outageReport,
   storeClientOptions,
+  warnIfEvicting,
 } from './connect-redis.ts'
 import { DEFAULT_TIMEOUT_MS, type RedisCommandClient } from './redis-command.ts'
 
@@ -72,6 +73,13 @@ export async function connectRedisCluster(
   cluster.on('node-ready', (node: { host?: string; port?: number }) => outage.back(where(node)))
   await connectWithin(cluster, timeoutMs)
   outage.connected()
+  // each master evicts by its own policy: the one that does is named
+  await Promise.all(
+    cluster.masters.map(async (master) => {
+      const node = await cluster.nodeClient(master).catch(() => undefined)
+      if (node !== undefined) await warnIfEvicting(node, log, timeoutMs, where(master))
+    }),
+  )
   return {
     cluster,
     sendCommand: (args, options) =>

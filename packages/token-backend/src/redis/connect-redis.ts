@@ -1,6 +1,6 @@
 import { createClient, type RedisClientType } from 'redis'
 import { StoreUnavailableError } from '../store-unavailable.ts'
-import { DEFAULT_TIMEOUT_MS } from './redis-command.ts'
+import { DEFAULT_TIMEOUT_MS, type RedisCommandClient, redisCommand } from './redis-command.ts'
 
 /** A connected node-redis client, as {@link connectRedis} returns it. */
 export type RedisClient = RedisClientType
@@ -38,7 +38,40 @@ export async function connectRedis(
   client.on('ready', () => outage.back(''))
   await connectWithin(client, timeoutMs)
   outage.connected()
+  await warnIfEvicting(client, log, timeoutMs)
   return client
+}
+
+/**
+ * Logs one line when the server may evict the stores' keys (`maxmemory-policy` other than
+ * `noeviction`): every key of theirs has an expiry, so even a `volatile-*` policy picks them, and
+ * an evicted revocation lets a revoked session play again, an evicted stream record forgets its
+ * viewer's streams (the limit admits more), an evicted counter resets a rate limit. Nothing fails
+ * meanwhile, so the operator hears it here, at start. A server that does not answer `INFO` (a
+ * managed Redis that renames it) is not checked. `where` names a node of a cluster.
+ *
+ * @example
+ * ```ts
+ * await warnIfEvicting(client, console.error, 1000)
+ * ```
+ */
+export async function warnIfEvicting(
+  client: RedisCommandClient,
+  log: (message: string) => void,
+  timeoutMs: number,
+  where = '',
+): Promise<void> {
+  let info: unknown
+  try {
+    info = await redisCommand(client, ['INFO', 'memory'], timeoutMs)
+  } catch {
+    return // not ours to fail the start for: the stores' own commands decide that
+  }
+  const policy = /^maxmemory_policy:(\S+)/m.exec(String(info))?.[1]
+  if (policy === undefined || policy === 'noeviction') return
+  log(
+    `redis: maxmemory-policy is ${policy}${where && ` on ${where}`}: at maxmemory Redis evicts keys, and an evicted revocation lets a revoked session play again, an evicted stream record forgets its viewer's streams; set maxmemory-policy noeviction (a full Redis is then answered 503)`,
+  )
 }
 
 /**

@@ -17,8 +17,12 @@ export interface RedisCommandClient {
 /** How long one Redis call may take before it counts as unavailable, unless told otherwise. */
 export const DEFAULT_TIMEOUT_MS = 1000
 
-// Replies that mean "this server cannot answer now", not "the command is wrong".
-const TRANSIENT_REPLY = /^(?:LOADING|BUSY|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/
+// Replies that mean "this server cannot answer now", not "the command is wrong". OOM: a Redis
+// at `maxmemory` with `noeviction` refuses every write (a script's at its first write, so nothing
+// of it was written): the store is unavailable until memory is freed, and the app must answer as
+// it does to an outage (503, sessions trusted for a while, "not revoked, retry"), not as a bug.
+const TRANSIENT_REPLY =
+  /^(?:LOADING|BUSY|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|OOM)\b/
 
 /**
  * Sends one command, bounded by `timeoutMs` whatever the client does meanwhile (an offline queue

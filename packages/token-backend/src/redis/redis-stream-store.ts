@@ -1,4 +1,5 @@
-import { ErrorReply } from 'redis'
+import { ClientClosedError, ClientOfflineError, ErrorReply } from 'redis'
+import { StoreUnavailableError } from '../store-unavailable.ts'
 import type { StreamLease, StreamVerdict } from '../streams/stream-ledger.ts'
 import type { StreamStore } from '../streams/stream-store.ts'
 import {
@@ -141,6 +142,20 @@ if count > 0 then save(KEYS[1], kept, ended, now) end
 return count
 `)
 
+// KEYS[1] the viewer's record; ARGV: now (ms), the id of a new stream whose start was answered
+// 503. Drops that lease if the start reached Redis after all; records no end (nobody knows the
+// id: its answer was never sent). How many leases it dropped.
+const RETRACT = redisScript(`${LEDGER}
+local now = tonumber(ARGV[1])
+local streams, ended = load(KEYS[1], now)
+local kept = {}
+for _, s in ipairs(streams) do
+  if s.id ~= ARGV[2] then kept[#kept + 1] = s end
+end
+if #kept < #streams then save(KEYS[1], kept, ended, now) end
+return #streams - #kept
+`)
+
 /** Lua's cjson writes an empty array as `{}`. */
 const leases = (value: unknown): StreamLease[] => (Array.isArray(value) ? value : [])
 
@@ -167,16 +182,32 @@ export interface RedisStreamStoreOptions extends RedisStoreOptions {
 interface Asked {
   key: string
   request: string
+  /** A new stream under an id of this process's own (the client named none): see `retract`. */
+  unnamed?: { id: string; nowMs: number; untilMs: number; askedAt: number }
   resolve(verdict: StreamVerdict): void
   reject(error: unknown): void
 }
+
+/**
+ * Whether a command that failed may still run: not when the client refused it without sending
+ * it (offline, with no queue to hold it, or closed).
+ */
+const maybeSent = (error: StoreUnavailableError): boolean =>
+  !(error.cause instanceof ClientOfflineError || error.cause instanceof ClientClosedError)
+
+/** Most retractions waiting for Redis at once; beyond, a phantom lease lapses by itself. */
+const MOST_RETRACTIONS = 10_000
+/** The longest wait between two tries of a retraction, in ms. */
+const RETRACT_BACKOFF_MS = 5000
 
 /**
  * The stream ledger in Redis, shared by every instance of the backend: each viewer's streams in
  * one key, `<prefix>{streams:<sub>}` (its own hash tag: Redis Cluster keeps it in one slot),
  * changed only by Lua scripts that apply the ledger's rules in one step, so twenty starts at once
  * on three instances admit exactly the limit. Every call waits at most `timeoutMs`, then throws
- * `StoreUnavailableError`.
+ * `StoreUnavailableError`; a new stream answered so (its id not the client's) holds no slot
+ * afterwards, even when a stalled Redis runs the start late: its lease is dropped once Redis
+ * answers again.
  *
  * Every refresh of a playing stream is one start or renewal: of the ones asked in one event-loop
  * turn (the requests that arrived together), the first is sent at once and the others together,
@@ -209,6 +240,34 @@ export function redisStreamStore(
   // done; the first goes at once, so that the client's write of this turn takes them along
   // (node-redis writes once per turn, in a setImmediate queued after ours): no turn's delay
   let later: Asked[] | undefined
+  let retracting = 0
+
+  // A start answered 503 may still reach Redis (a stalled server reads its socket when it wakes;
+  // a socket's last bytes): the viewer would then hold a slot no one plays, for the lease's
+  // whole life (a token's lifetime), and be refused for it. A start whose id the client named is
+  // left alone: its retry names it again and renews that lease. Any other id was never sent to
+  // anyone, so its lease, if written, is dropped: on one connection after the start (Redis runs
+  // a connection's commands in order), retried until Redis answers or the lease has lapsed.
+  const retract = (key: string, { id, nowMs, untilMs, askedAt }: NonNullable<Asked['unnamed']>) => {
+    if (retracting >= MOST_RETRACTIONS) return
+    retracting += 1
+    let backoffMs = 100
+    const attempt = async (): Promise<void> => {
+      const atMs = nowMs + (performance.now() - askedAt)
+      try {
+        if (atMs < untilMs) await runScript(client, RETRACT, [key], [String(atMs), id], timeoutMs)
+      } catch (error) {
+        // retried while Redis is away; not once the client is closed (the process is stopping)
+        if (error instanceof StoreUnavailableError && !(error.cause instanceof ClientClosedError)) {
+          setTimeout(attempt, backoffMs).unref?.()
+          backoffMs = Math.min(backoffMs * 2, RETRACT_BACKOFF_MS)
+          return
+        } // anything else (an unreadable record) is the next start's to report
+      }
+      retracting -= 1
+    }
+    void attempt()
+  }
 
   const send = async (calls: Asked[]): Promise<void> => {
     let reply: unknown
@@ -229,7 +288,12 @@ export function redisStreamStore(
       ) {
         batching = false
         for (const call of calls) void send([call])
-      } else for (const call of calls) call.reject(error)
+      } else
+        for (const call of calls) {
+          if (error instanceof StoreUnavailableError && call.unnamed && maybeSent(error))
+            retract(call.key, call.unnamed)
+          call.reject(error)
+        }
       return
     }
     const verdicts = Array.isArray(reply) ? reply : []
@@ -255,7 +319,16 @@ export function redisStreamStore(
   return {
     admit(sub, request) {
       return new Promise<StreamVerdict>((resolve, reject) => {
-        const call = { key: recordKey(sub), request: JSON.stringify(request), resolve, reject }
+        const call: Asked = {
+          key: recordKey(sub),
+          request: JSON.stringify(request),
+          resolve,
+          reject,
+        }
+        if (request.id === undefined) {
+          const { newId: id, nowMs, untilMs } = request
+          call.unnamed = { id, nowMs, untilMs, askedAt: performance.now() }
+        }
         if (!batching) return void send([call])
         if (later !== undefined) return void later.push(call)
         later = []
