@@ -1,6 +1,11 @@
 import { ClientClosedError, ClientOfflineError, ErrorReply } from 'redis'
 import { StoreUnavailableError } from '../store-unavailable.ts'
-import type { StreamLease, StreamVerdict } from '../streams/stream-ledger.ts'
+import {
+  MOST_EVICTIONS_REMEMBERED,
+  MOST_LOGGED_OVER_LIMIT,
+  type StreamLease,
+  type StreamVerdict,
+} from '../streams/stream-ledger.ts'
 import type { StreamStore } from '../streams/stream-store.ts'
 import {
   DEFAULT_TIMEOUT_MS,
@@ -28,6 +33,19 @@ end
 local function load(key, now)
   local raw = redis.call('GET', key)
   return prune(raw and cjson.decode(raw) or {}, now)
+end
+-- the oldest evictions beyond the most remembered are forgotten (the operator's ends are kept)
+local function remembered(ended)
+  local over = -${MOST_EVICTIONS_REMEMBERED}
+  for _, e in ipairs(ended) do
+    if e.reason == 'evicted' then over = over + 1 end
+  end
+  if over <= 0 then return ended end
+  local kept = {}
+  for _, e in ipairs(ended) do
+    if e.reason == 'evicted' and over > 0 then over = over - 1 else kept[#kept + 1] = e end
+  end
+  return kept
 end
 local function save(key, streams, ended, now)
   local keep = 0
@@ -87,16 +105,19 @@ if full and r.mode == 'enforce' and r.policy == 'reject-newest' then
 end
 local evict = full and r.mode == 'enforce'
 local count = evict and (#others - r.limit + 1) or 0
+-- log mode evicts nothing: past the limit and its margin, the oldest are forgotten
+local forgotten = evict and 0 or math.max(0, #others - r.limit - ${MOST_LOGGED_OVER_LIMIT} + 1)
 local kept, evicted = {}, nil
 for i, s in ipairs(others) do
   if i <= count then
     ended[#ended + 1] = {id = s.id, reason = 'evicted', ['until'] = s.keepUntil}
     evicted = s
-  else
+  elseif i > forgotten then
     kept[#kept + 1] = s
   end
 end
 kept[#kept + 1] = lease
+if count > 0 then ended = remembered(ended) end
 save(key, kept, ended, now)
 return cjson.encode({kind = 'admitted', lease = lease, evicted = evicted,
   wouldRefuse = full and not evict, active = #kept})

@@ -95,6 +95,22 @@ export type StreamVerdict =
   /** The named stream was evicted or ended by the operator: never admitted anew. */
   | { kind: 'ended'; reason: StreamEndReason }
 
+/**
+ * Most evicted streams remembered per viewer. Each is remembered so that its player's next
+ * refresh is told "ended", but a viewer starting streams in a loop under `evict-oldest` would
+ * otherwise grow the record, and the time every call of every instance spends reading it,
+ * without bound (50,000 entries: 80 ms of Redis per call). Forgetting the oldest is safe: a
+ * forgotten id can only start a new stream, which `evict-oldest` always allows.
+ */
+export const MOST_EVICTIONS_REMEMBERED = 64
+
+/**
+ * Most active streams a viewer keeps in `log` mode beyond the limit: nothing is refused there, so
+ * the oldest past that margin are forgotten (a forgotten one that comes back is a new stream,
+ * admitted as every stream is in `log` mode); the verdicts stay the same.
+ */
+export const MOST_LOGGED_OVER_LIMIT = 64
+
 /** A viewer with nothing recorded. */
 export const NO_STREAMS: ViewerStreams = Object.freeze({ streams: [], ended: [] })
 
@@ -174,13 +190,24 @@ export function admitStream(
   const evict = full && request.mode === 'enforce'
   // evict-oldest makes room for one: the oldest streams beyond limit - 1 go
   const evicted = evict ? others.slice(0, others.length - request.limit + 1) : []
-  const kept = others.slice(evicted.length)
+  // log mode evicts nothing: past the limit and its margin, the oldest are forgotten
+  const forgotten = evict
+    ? 0
+    : Math.max(0, others.length - request.limit - MOST_LOGGED_OVER_LIMIT + 1)
+  const kept = others.slice(evicted.length + forgotten)
   const state: ViewerStreams = {
     streams: [...kept, lease],
-    ended: [
-      ...live.ended,
-      ...evicted.map((old) => ({ id: old.id, reason: 'evicted' as const, until: old.keepUntil })),
-    ],
+    ended:
+      evicted.length === 0
+        ? live.ended
+        : rememberedEnds([
+            ...live.ended,
+            ...evicted.map((old) => ({
+              id: old.id,
+              reason: 'evicted' as const,
+              until: old.keepUntil,
+            })),
+          ]),
   }
   return {
     state,
@@ -192,6 +219,14 @@ export function admitStream(
       active: kept.length + 1,
     },
   }
+}
+
+/** `ended` with its oldest evictions beyond {@link MOST_EVICTIONS_REMEMBERED} forgotten. */
+function rememberedEnds(ended: EndedStream[]): EndedStream[] {
+  let over = -MOST_EVICTIONS_REMEMBERED
+  for (const end of ended) if (end.reason === 'evicted') over += 1
+  // the operator's ends are kept: only the operator adds them
+  return over <= 0 ? ended : ended.filter((end) => end.reason !== 'evicted' || over-- <= 0)
 }
 
 /**

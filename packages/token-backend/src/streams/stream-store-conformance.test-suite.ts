@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import type { StreamRequest, StreamVerdict } from './stream-ledger.ts'
+import {
+  MOST_EVICTIONS_REMEMBERED,
+  MOST_LOGGED_OVER_LIMIT,
+  type StreamRequest,
+  type StreamVerdict,
+} from './stream-ledger.ts'
 import type { StreamStore } from './stream-store.ts'
 
 // Test-only: excluded from the build and the package (`*.test-suite.ts`), since it imports vitest.
@@ -176,6 +181,39 @@ export function describeStreamStore(name: string, harness: StreamStoreHarness): 
         expect(verdict.wouldRefuse).toBe(policy === 'evict-oldest')
       }
       expect(await store.list(sub, now())).toHaveLength(2)
+    })
+
+    it(`a viewer looping new streams keeps a bounded record: the ${MOST_EVICTIONS_REMEMBERED} latest evictions remembered, in log mode the limit + ${MOST_LOGGED_OVER_LIMIT} latest streams`, async () => {
+      const store = await harness.make()
+      const [evicting, logging] = [viewer(), viewer()]
+      const policy = 'evict-oldest' as const
+      const start = now()
+      const ids: string[] = []
+      const loops = MOST_EVICTIONS_REMEMBERED + 6
+      for (let index = 0; index < loops; index++) {
+        const at = start + index
+        ids.push(
+          admitted(await store.admit(evicting, ask({ policy, limit: 1, nowMs: at }))).lease.id,
+        )
+        admitted(await store.admit(logging, ask({ mode: 'log', limit: 1, nowMs: at })))
+      }
+      // the 69 first were evicted: the 64 latest of them are still told "ended"
+      const latestEvicted = ids.at(-2) ?? ''
+      expect(await store.admit(evicting, ask({ policy, limit: 1, id: latestEvicted }))).toEqual({
+        kind: 'ended',
+        reason: 'evicted',
+      })
+      const oldestRemembered = ids[loops - 1 - MOST_EVICTIONS_REMEMBERED] ?? ''
+      expect(
+        (await store.admit(evicting, ask({ policy, limit: 1, id: oldestRemembered }))).kind,
+      ).toBe('ended')
+      // the first is forgotten: it may start again, as any new stream may under evict-oldest
+      const first = ids[0] ?? ''
+      const again = admitted(
+        await store.admit(evicting, ask({ policy, limit: 1, id: first, newId: first })),
+      )
+      expect(again.lease.id).toBe(first)
+      expect(await store.list(logging, start + loops)).toHaveLength(1 + MOST_LOGGED_OVER_LIMIT)
     })
 
     it('ends one stream or all of them for the operator; ended streams are never admitted anew', async () => {
