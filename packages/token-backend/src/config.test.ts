@@ -139,6 +139,18 @@ describe('missing or invalid configuration → 500 naming the variable, never it
       'JWT_ALG must be HS256, HS384, HS512',
     ],
     [{ AUTH_MODE: 'jwt', JWT_JWKS_URL: 'not a url' }, 'JWT_JWKS_URL must be an http(s) URL'],
+    [
+      { SESSION_BASE_URL: 'https://ops:hunter2@tokens.test' },
+      'SESSION_BASE_URL must be an http(s) URL without user',
+    ],
+    [
+      { SESSION_BASE_URL: 'https://tokens.test/tok?x=1' },
+      'SESSION_BASE_URL must be an http(s) URL without user',
+    ],
+    [
+      { SESSION_BASE_URL: 'https://tokens.test/#top' },
+      'SESSION_BASE_URL must be an http(s) URL without user',
+    ],
     [{ AUTH_MODE: 'jwt', JWT_JWKS: '{"keys":[]}' }, 'JWT_JWKS must be a JSON Web Key Set'],
     [{ AUTH_MODE: 'jwt', JWT_JWKS: 'nope' }, 'JWT_JWKS must be a JSON Web Key Set'],
     [

@@ -153,3 +153,38 @@ describe('GET /token with the Workers Rate Limiting binding', () => {
     expect((await get('198.51.100.99')).status).toBe(200)
   })
 })
+
+describe('GET /token with a TOKEN_RATE_LIMITER that is no Rate Limiting binding', () => {
+  const get = (limiter: unknown, path: string) =>
+    createTokenApp({ now: () => NOW_MS, audit: () => {} }).request(
+      path,
+      { headers: { 'x-real-ip': '203.0.113.7' } },
+      { ...testEnv(), TOKEN_RATE_LIMITER: limiter as RateLimiter },
+    )
+
+  it.each([
+    ['a variable of that name', '300'],
+    ['an object from "vars"', { limit: 300, period: 60 }],
+    ['a limit() answering no success', { limit: async () => ({ allowed: true }) }],
+  ])(
+    '%s: every /token and /session is a 500 naming it, not "internal error"',
+    async (_, limiter) => {
+      for (const path of ['/token?video=demo', '/session?video=demo']) {
+        const res = await get(limiter, path)
+        expect(res.status).toBe(500)
+        expect(await res.json()).toEqual({
+          error:
+            'server misconfigured: TOKEN_RATE_LIMITER must be a Rate Limiting binding (declare it under "ratelimits" in wrangler.jsonc, not "vars"; or remove it to count per isolate)',
+        })
+      }
+    },
+  )
+
+  it('a binding that throws could not count: a 503 with Retry-After, never "allowed"', async () => {
+    const failing: RateLimiter = { limit: () => Promise.reject(new Error('rate limiter down')) }
+    const res = await get(failing, '/token?video=demo')
+    expect(res.status).toBe(503)
+    expect(res.headers.get('retry-after')).toBe('1')
+    expect(await res.json()).toEqual({ error: 'shared state unavailable: retry after 1 s' })
+  })
+})

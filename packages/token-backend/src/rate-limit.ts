@@ -1,5 +1,7 @@
 import { viewerNetwork } from '@proj/signing'
 import { HTTPException } from 'hono/http-exception'
+import { ConfigError } from './config.ts'
+import { StoreUnavailableError } from './store-unavailable.ts'
 
 /**
  * What the Workers Rate Limiting binding offers (`env.TOKEN_RATE_LIMITER.limit({ key })`); the
@@ -21,9 +23,21 @@ export interface ViewerLimit {
   check(key: string): Promise<{ allowed: true } | { allowed: false; retryAfter: number }>
 }
 
+// what a TOKEN_RATE_LIMITER that is no Rate Limiting binding is: a 500 naming it
+const notABinding = () =>
+  new ConfigError(
+    'TOKEN_RATE_LIMITER',
+    'must be a Rate Limiting binding',
+    'declare it under "ratelimits" in wrangler.jsonc, not "vars"; or remove it to count per isolate',
+  )
+
 /**
  * The Workers Rate Limiting binding as a {@link ViewerLimit}. The binding does not say when its
- * window ends, so `Retry-After` is the whole period: never too soon.
+ * window ends, so `Retry-After` is the whole period: never too soon. `TOKEN_RATE_LIMITER` bound
+ * to anything else (a variable of that name, another kind of binding) is a `ConfigError` naming
+ * it (a 500 that says what to fix, as any bad variable is), and so is one whose `limit` answers
+ * no `success`. A binding that throws could not count: a {@link StoreUnavailableError} (a 503,
+ * never "allowed").
  *
  * @example
  * ```ts
@@ -31,9 +45,18 @@ export interface ViewerLimit {
  * ```
  */
 export function bindingLimit(binding: RateLimiter, periodSeconds: number): ViewerLimit {
+  // the type says RateLimiter; wrangler.jsonc may still bind "vars": {"TOKEN_RATE_LIMITER": …}
+  if (typeof (binding as Partial<RateLimiter> | null)?.limit !== 'function') throw notABinding()
   return {
     async check(key) {
-      const { success } = await binding.limit({ key })
+      let answer: unknown
+      try {
+        answer = await binding.limit({ key })
+      } catch (cause) {
+        throw new StoreUnavailableError('the TOKEN_RATE_LIMITER binding did not answer', { cause })
+      }
+      const success = (answer as { success?: unknown } | null | undefined)?.success
+      if (typeof success !== 'boolean') throw notABinding()
       return success ? { allowed: true } : { allowed: false, retryAfter: periodSeconds }
     },
   }

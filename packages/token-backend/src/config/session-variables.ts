@@ -4,6 +4,14 @@ import { isUrlOf, minLengthRule, oneOfRule } from './rules.ts'
 import type { SessionBinding } from './types.ts'
 import { spec } from './variable-spec.ts'
 
+// Every session URL starts with it and goes to every viewer: a `user:password@` would hand the
+// password to all of them, and a query or fragment would come before the session's own path.
+const isPublicBase = (text: string): boolean => {
+  if (!isUrlOf(text, ['https:', 'http:']) || /[?#]/.test(text)) return false
+  const { username, password } = new URL(text)
+  return username === '' && password === ''
+}
+
 /** Defaults and caps of the session lane, in one place. */
 export const SESSION_DEFAULTS = {
   lifetimeSeconds: 6 * 3600,
@@ -90,10 +98,10 @@ export const SESSION_VARIABLES = {
     field: 'session.baseUrl',
     rule: textRule(
       (text) =>
-        isUrlOf(text, ['https:', 'http:']) || /^(?:\/[A-Za-z0-9._~-]+)+\/?$/.test(text)
+        isPublicBase(text) || /^(?:\/[A-Za-z0-9._~-]+)+\/?$/.test(text)
           ? text.replace(/\/+$/, '')
           : undefined,
-      'must be an http(s) URL such as https://tokens.example.com, or a path on the same origin such as /video',
+      'must be an http(s) URL without user, password, query or fragment, such as https://tokens.example.com, or a path on the same origin such as /video',
     ),
     doc: {
       section: 'sessions',

@@ -1,3 +1,4 @@
+import { askDurableObject } from './durable-unavailable.ts'
 import type { SessionStore } from './session-store.ts'
 
 /** The RPC surface of `SessionRegistry` the store uses (no import of `cloudflare:workers` here). */
@@ -17,7 +18,9 @@ export interface SessionRegistryNamespace {
 /**
  * The {@link SessionStore} on Workers: a `SessionRegistry` Durable Object per session and per
  * viewer (strongly consistent, unlike KV, whose changes take up to a minute to reach every
- * location: longer than a leaf lives); the operator's CDN drains in one more (`cdns`).
+ * location: longer than a leaf lives); the operator's CDN drains in one more (`cdns`). An object
+ * that cannot answer (reset by a deploy, overloaded, out of reach) is a `StoreUnavailableError`
+ * ({@link askDurableObject}): a 503, and the sessions an isolate trusts play through it.
  *
  * @example
  * ```ts
@@ -25,20 +28,27 @@ export interface SessionRegistryNamespace {
  * ```
  */
 export function durableSessionStore(registry: SessionRegistryNamespace): SessionStore {
+  // the stub outside the call: a binding that is no Durable Object namespace throws here, a
+  // misconfiguration (500), not an outage
+  const object = (name: string) => {
+    const stub = registry.getByName(name)
+    return <T>(call: (stub: SessionRegistryStub) => Promise<T>) =>
+      askDurableObject(() => call(stub))
+  }
   return {
     admitNetwork: (session, network, max) =>
-      registry.getByName(`session:${session.sid}`).admit(network, max, session.exp),
+      object(`session:${session.sid}`)((stub) => stub.admit(network, max, session.exp)),
     async isRevoked({ sid, sub, iat }) {
       const [session, viewer] = await Promise.all([
-        registry.getByName(`session:${sid}`).revokedAt(),
-        sub === undefined ? undefined : registry.getByName(`viewer:${sub}`).revokedAt(),
+        object(`session:${sid}`)((stub) => stub.revokedAt()),
+        sub === undefined ? undefined : object(`viewer:${sub}`)((stub) => stub.revokedAt()),
       ])
       return session !== undefined || (viewer !== undefined && iat <= viewer)
     },
-    revokeSession: (sid, until) => registry.getByName(`session:${sid}`).revoke(0, until),
-    revokeViewer: (sub, at, until) => registry.getByName(`viewer:${sub}`).revoke(at, until),
+    revokeSession: (sid, until) => object(`session:${sid}`)((stub) => stub.revoke(0, until)),
+    revokeViewer: (sub, at, until) => object(`viewer:${sub}`)((stub) => stub.revoke(at, until)),
     // the operator's drains: one small object for the whole deployment (read once a second per isolate)
-    drainedCdns: () => registry.getByName('cdns').drainedCdns(),
-    drainCdn: (cdn, drained) => registry.getByName('cdns').drainCdn(cdn, drained),
+    drainedCdns: () => object('cdns')((stub) => stub.drainedCdns()),
+    drainCdn: (cdn, drained) => object('cdns')((stub) => stub.drainCdn(cdn, drained)),
   }
 }

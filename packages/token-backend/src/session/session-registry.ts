@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers'
+import { LATEST_LEASE_MS } from '../streams/durable-stream-store.ts'
 import * as ledger from '../streams/stream-ledger.ts'
 
 /**
@@ -87,7 +88,9 @@ export class SessionRegistry extends DurableObject {
   }
 
   async #keepUntil(untilSeconds: number) {
-    const until = (untilSeconds + 60) * 1000
+    // workerd takes no alarm after 2189 and throws after the write: a record written before
+    // leases were capped (LATEST_LEASE_MS) would fail every later write of its viewer
+    const until = Math.min((untilSeconds + 60) * 1000, LATEST_LEASE_MS + 60_000)
     const alarm = await this.ctx.storage.getAlarm()
     if (alarm === null || alarm < until) await this.ctx.storage.setAlarm(until)
   }

@@ -1,3 +1,4 @@
+import { askDurableObject } from '../session/durable-unavailable.ts'
 import type { StreamLease, StreamRequest, StreamVerdict } from './stream-ledger.ts'
 import type { StreamStore } from './stream-store.ts'
 
@@ -14,9 +15,33 @@ export interface StreamRegistryNamespace {
 }
 
 /**
+ * The latest time (Unix ms) a lease is kept until in the Durable Object. Its alarm, which deletes
+ * the viewer's record a minute after the last lease, refuses a date that far ahead ("This API
+ * doesn't support dates after 2189"), and it is set after the lease is written: the request was
+ * a 500, the record was never deleted, and every later write of that viewer failed the same way.
+ * A token lane lease may ask for more (an absolute `expire` far ahead, no `MAX_EXPIRE_SECONDS`):
+ * until 2188 is as good as forever for it. A year before the limit, so the alarm's minute and
+ * rounding stay far inside it.
+ */
+export const LATEST_LEASE_MS = Date.UTC(2188, 0, 1)
+
+/** `request` with its lease times no later than {@link LATEST_LEASE_MS} (itself when they are). */
+function withinAlarmRange(request: StreamRequest): StreamRequest {
+  if (request.untilMs <= LATEST_LEASE_MS && request.keepUntilMs <= LATEST_LEASE_MS) return request
+  return {
+    ...request,
+    untilMs: Math.min(request.untilMs, LATEST_LEASE_MS),
+    keepUntilMs: Math.min(request.keepUntilMs, LATEST_LEASE_MS),
+  }
+}
+
+/**
  * The {@link StreamStore} on Workers: each viewer's streams in their own `SessionRegistry`
  * Durable Object (`viewer:<sub>`, the object of their revocations), which runs one request at a
- * time: exact across every isolate and location, and no object sees more than one viewer.
+ * time: exact across every isolate and location, and no object sees more than one viewer. An
+ * object that cannot answer is a `StoreUnavailableError` (`askDurableObject`): a new stream is
+ * a 503, a stream the isolate saw active plays on. Leases end by {@link LATEST_LEASE_MS} at the
+ * latest.
  *
  * @example
  * ```ts
@@ -24,10 +49,16 @@ export interface StreamRegistryNamespace {
  * ```
  */
 export function durableStreamStore(registry: StreamRegistryNamespace): StreamStore {
-  const viewer = (sub: string) => registry.getByName(`viewer:${sub}`)
+  // the stub outside the call: a binding that is no Durable Object namespace throws here, a
+  // misconfiguration (500), not an outage
+  const viewer = (sub: string) => {
+    const stub = registry.getByName(`viewer:${sub}`)
+    return <T>(call: (viewer: StreamRegistryStub) => Promise<T>) =>
+      askDurableObject(() => call(stub))
+  }
   return {
-    admit: (sub, request) => viewer(sub).admitStream(request),
-    list: (sub, nowMs) => viewer(sub).activeStreams(nowMs),
-    end: (sub, id, nowMs) => viewer(sub).endStream(id, nowMs),
+    admit: (sub, request) => viewer(sub)((stub) => stub.admitStream(withinAlarmRange(request))),
+    list: (sub, nowMs) => viewer(sub)((stub) => stub.activeStreams(nowMs)),
+    end: (sub, id, nowMs) => viewer(sub)((stub) => stub.endStream(id, nowMs)),
   }
 }

@@ -18,10 +18,10 @@ describe.each([
 ])('the operator endpoints over %s', (_, bindings) => {
   const call = (h: Harness, path: string, init: RequestInit = {}) =>
     h.app.request(`http://token.test${path}`, init, bindings)
-  const startToken = async (h: Harness, sub: string, stream = '') => {
+  const startToken = async (h: Harness, sub: string, stream = '', query = '') => {
     const response = await call(
       h,
-      `/token?video=demo${stream && `&stream=${stream}`}`,
+      `/token?video=demo${stream && `&stream=${stream}`}${query}`,
       await asViewer(sub),
     )
     return {
@@ -52,6 +52,18 @@ describe.each([
       last_seen_at: new Date(started).toISOString(),
       expires_at: new Date((body.expires + 30) * 1000).toISOString(),
     })
+  })
+
+  it('lists a stream whose expiry lies past the latest date JavaScript prints (an expire far ahead)', async () => {
+    const h = streamApp({ limit: 2 })
+    const sub = viewer()
+    // the last second Date can hold: the lease's grace puts its end past it
+    const { status } = await startToken(h, sub, '', '&expire=8639999999999')
+    expect(status).toBe(200)
+    const listed = await call(h, `/streams?sub=${encodeURIComponent(sub)}`, { headers: operator })
+    expect(listed.status).toBe(200)
+    const [stream] = ((await listed.json()) as StreamsView).streams
+    expect(stream?.expires_at).toMatch(bindings ? /^2188-01-01T/ : /^\+275760-09-13T/)
   })
 
   it('ends one stream, or all: their next refresh is refused as ended, audited', async () => {

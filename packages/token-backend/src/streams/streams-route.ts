@@ -54,7 +54,9 @@ export interface StreamsView {
 const limitsOf = (config: TokenBackendConfig): StreamSettings =>
   config.streams ?? fail(501, 'stream limits are off: set STREAM_LIMIT to turn them on')
 
-const iso = (ms: number) => new Date(ms).toISOString()
+// a lease of an `expire` centuries ahead (no MAX_EXPIRE_SECONDS) may lie past the latest date
+// JavaScript prints (toISOString throws a RangeError): printed as that date
+const iso = (ms: number) => new Date(Math.min(ms, 8.64e15)).toISOString()
 
 /**
  * The operator's view of a viewer's streams, with the admin token of the revoke endpoints

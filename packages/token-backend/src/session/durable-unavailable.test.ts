@@ -1,0 +1,161 @@
+import { env, runInDurableObject } from 'cloudflare:test'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { testEnv } from '../../test/helpers.ts'
+import { asViewer, streamApp } from '../../test/streams.ts'
+import { createTokenApp } from '../app.ts'
+import { StoreUnavailableError } from '../store-unavailable.ts'
+import { durableStreamStore, type StreamRegistryStub } from '../streams/durable-stream-store.ts'
+import { durableSessionStore, type SessionRegistryStub } from './durable-session-store.ts'
+import type { SessionRegistry } from './session-registry.ts'
+
+// The SessionRegistry Durable Object of test/wrangler.test.jsonc, in workerd, when it cannot
+// answer: reset by a deploy, overloaded, out of reach. The stores must say "unavailable"
+// (StoreUnavailableError: a 503, and what an isolate trusts plays on), as the Redis stores do,
+// and never hide an error of the object's own code (a 500, logged).
+const registry = (env as unknown as { SESSION_REGISTRY: DurableObjectNamespace<SessionRegistry> })
+  .SESSION_REGISTRY
+type Stub = SessionRegistryStub & StreamRegistryStub
+const METHODS = [
+  'admit',
+  'revokedAt',
+  'revoke',
+  'drainedCdns',
+  'drainCdn',
+  'admitStream',
+  'activeStreams',
+  'endStream',
+] as const
+
+/** What workerd throws at the caller when an object is reset or out of reach. */
+const outage = () => Object.assign(new Error('Network connection lost.'), { retryable: true })
+
+/** The real namespace, each call failing as `failure` says while it returns an error. */
+function flakyRegistry() {
+  const state: { failure: (() => Error) | undefined } = { failure: undefined }
+  const namespace = {
+    getByName(name: string): Stub {
+      const stub = registry.getByName(name) as unknown as Record<
+        string,
+        (...args: unknown[]) => Promise<unknown>
+      >
+      const calls = METHODS.map((method) => [
+        method,
+        (...args: unknown[]) =>
+          state.failure ? Promise.reject(state.failure()) : stub[method]?.(...args),
+      ])
+      return Object.fromEntries(calls) as Stub
+    },
+  }
+  return { namespace, state }
+}
+
+const quietLog = () => vi.spyOn(console, 'error').mockImplementation(() => undefined)
+afterEach(() => vi.restoreAllMocks())
+
+describe('durableSessionStore and durableStreamStore when the object cannot answer', () => {
+  it('throw StoreUnavailableError for an outage, the cause kept, logged without flooding', async () => {
+    const log = quietLog()
+    const { namespace, state } = flakyRegistry()
+    const sessions = durableSessionStore(namespace)
+    const streams = durableStreamStore(namespace)
+    const session = { sid: crypto.randomUUID(), sub: 'ann', iat: 1, exp: 2 }
+    state.failure = outage
+    const calls = [
+      sessions.admitNetwork(session, '203.0.113.0/24', 2),
+      sessions.isRevoked(session),
+      sessions.revokeSession(session.sid, 2),
+      sessions.revokeViewer('ann', 1, 2),
+      sessions.drainedCdns?.(),
+      sessions.drainCdn?.('b', true),
+      streams.list('ann', Date.now()),
+      streams.end('ann', undefined, Date.now()),
+    ]
+    for (const result of await Promise.allSettled(calls)) {
+      const error = result.status === 'rejected' ? result.reason : undefined
+      expect(error).toBeInstanceOf(StoreUnavailableError)
+      expect((error as Error).cause).toMatchObject({ retryable: true })
+    }
+    // at most once a minute per isolate (the 503 itself sends no detail)
+    expect(log.mock.calls.length).toBeLessThanOrEqual(1)
+  })
+
+  it('say unavailable for a real stub whose object was reset, and pass on errors of its own code', async () => {
+    const log = quietLog()
+    // a stub kept across a reset of its object is broken: workerd's own error, not `remote`
+    const name = `session:reset-${crypto.randomUUID()}`
+    const kept = registry.getByName(name)
+    await kept.revokedAt()
+    await runInDurableObject(kept, (_, state) => state.abort('reset by a deploy')).catch(() => {})
+    const broken = durableSessionStore({ getByName: () => kept })
+    await expect(broken.isRevoked({ sid: 'x', iat: 1, exp: 2 })).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    )
+    // an error of the object's own code (workerd marks it `remote`): a 500, not an outage
+    const { namespace, state } = flakyRegistry()
+    state.failure = () =>
+      Object.assign(new TypeError('The RPC receiver does not implement "missing".'), {
+        remote: true,
+      })
+    await expect(
+      durableSessionStore(namespace).isRevoked({ sid: 'y', iat: 1, exp: 2 }),
+    ).rejects.toThrow(TypeError)
+    // marked retryable or overloaded by the runtime, it is an outage again
+    state.failure = () =>
+      Object.assign(new Error('Durable Object is overloaded.'), { remote: true, overloaded: true })
+    await expect(durableStreamStore(namespace).list('ann', 0)).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    )
+    log.mockRestore()
+  })
+})
+
+describe('the app on Workers while the SessionRegistry object cannot answer', () => {
+  it('keeps a playing session playing and answers a new one 503 with Retry-After, not 500', async () => {
+    quietLog()
+    const { namespace, state } = flakyRegistry()
+    const clock = { ms: Date.now() }
+    const app = createTokenApp({ now: () => clock.ms, audit: () => {} })
+    const bindings = { ...testEnv(), SESSION_REGISTRY: namespace }
+    const from = (ip: string) => ({ headers: { 'x-real-ip': ip } })
+    const leafOf = async () => {
+      const issued = await app.request(
+        'https://tokens.test/session?video=demo&type=vod',
+        from('203.0.113.7'),
+        bindings,
+      )
+      const { session_url } = await issued.json<{ session_url: string }>()
+      return session_url.replace(/master\.m3u8$/, 'seg_001.ts')
+    }
+    const playing = await leafOf()
+    const fresh = await leafOf()
+    expect((await app.request(playing, from('203.0.113.7'), bindings)).status).toBe(302)
+
+    state.failure = outage
+    clock.ms += 5_000 // past the isolate's 1-s cache: the object is asked again
+    expect((await app.request(playing, from('203.0.113.7'), bindings)).status).toBe(302)
+    const refused = await app.request(fresh, from('203.0.113.7'), bindings)
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    expect(await refused.json()).toEqual({ error: 'shared state unavailable: retry after 1 s' })
+    state.failure = undefined
+    expect((await app.request(fresh, from('203.0.113.7'), bindings)).status).toBe(302)
+  })
+
+  it('keeps a stream it admitted refreshing and answers a new stream 503 (STREAM_LIMIT)', async () => {
+    quietLog()
+    const { namespace, state } = flakyRegistry()
+    const { app, clock } = streamApp({ limit: 2 })
+    const bindings = { SESSION_REGISTRY: namespace }
+    const sub = `viewer-${crypto.randomUUID()}`
+    const token = async (query = '') =>
+      app.request(`http://token.test/token?video=demo${query}`, await asViewer(sub), bindings)
+    const { stream } = await (await token()).json<{ stream: string }>()
+
+    state.failure = outage
+    clock.ms += 5_000
+    expect((await token(`&stream=${stream}`)).status).toBe(200)
+    const refused = await token()
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('1')
+  })
+})
