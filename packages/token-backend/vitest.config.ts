@@ -20,7 +20,8 @@ const cdn = createCdn({
  * The backend's own operator lines that tests provoke on purpose, each checked where it matters:
  * the warning of AUTH_MODE=none (authorize.test.ts), an audit line (app.test.ts, audit-log.test.ts),
  * a configuration error (the 500 answers of config.test.ts and cdns.test.ts), a key server down
- * (jwks-cache.node.test.ts). A green run prints none of them; anything else still shows.
+ * (jwks-cache.node.test.ts), a Durable Object or a Redis that cannot answer (durable-unavailable.test.ts,
+ * the redis tests). A green run prints none of them; anything else still shows.
  */
 const EXPECTED_LINES = [
   /^token-backend: AUTH_MODE is "none"/,
@@ -28,6 +29,8 @@ const EXPECTED_LINES = [
   /^server misconfigured: /,
   /^token-backend: JWKS fetch failed/,
   /^token-backend: the CDN answered 40[13] to a session playlist URL/,
+  /^token-backend: the SessionRegistry Durable Object did not answer/,
+  /^redis: [A-Z]+ .*\(answered 503; at most one such line a minute\)/,
 ]
 const quietExpected = (log: string) => !EXPECTED_LINES.some((line) => line.test(log))
 

@@ -24,6 +24,20 @@ export const DEFAULT_TIMEOUT_MS = 1000
 const TRANSIENT_REPLY =
   /^(?:LOADING|BUSY|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|OOM)\b/
 
+/** How often a process logs a transient reply, at most. */
+const REPORT_EVERY_MS = 60_000
+let reportedAt = Number.NEGATIVE_INFINITY
+
+// A transient reply comes over a connection that stays up, so no `connection lost` line tells the
+// operator why requests are answered 503 (a full Redis, a replica after a failover): one line a
+// minute does, whatever the load. A reply names no host, key or password.
+function reportTransient(reply: string): void {
+  const nowMs = Date.now()
+  if (nowMs - reportedAt < REPORT_EVERY_MS) return
+  reportedAt = nowMs
+  console.error(`redis: ${reply.split('\n')[0]} (answered 503; at most one such line a minute)`)
+}
+
 /**
  * Sends one command, bounded by `timeoutMs` whatever the client does meanwhile (an offline queue
  * or a reconnect loop would otherwise hold the request): a timeout, a connection error or a
@@ -56,7 +70,10 @@ export async function redisCommand(
     return await Promise.race([sent, timeout])
   } catch (err) {
     if (err instanceof StoreUnavailableError) throw err
-    if (err instanceof ErrorReply && !TRANSIENT_REPLY.test(err.message)) throw err
+    if (err instanceof ErrorReply) {
+      if (!TRANSIENT_REPLY.test(err.message)) throw err
+      reportTransient(err.message)
+    }
     throw new StoreUnavailableError(`redis unavailable: ${(err as Error).message}`, { cause: err })
   } finally {
     clearTimeout(timer)

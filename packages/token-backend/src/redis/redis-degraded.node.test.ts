@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startRedisCluster } from '../../test/redis-cluster.ts'
 import { type RedisServer, reconnected, startRedisServer } from '../../test/redis-server.ts'
 import type { StreamRequest } from '../streams/stream-ledger.ts'
@@ -65,8 +65,18 @@ describe('a Redis at maxmemory with noeviction', () => {
         () => sessions.admitNetwork(session, 'net-new', 2),
         () => limit.check('full'),
       ]
-      for (const write of writes)
-        await expect(write()).rejects.toBeInstanceOf(StoreUnavailableError)
+      const logged: unknown[] = []
+      const log = vi.spyOn(console, 'error').mockImplementation((line) => void logged.push(line))
+      try {
+        for (const write of writes)
+          await expect(write()).rejects.toBeInstanceOf(StoreUnavailableError)
+      } finally {
+        log.mockRestore()
+      }
+      // the connection stays up: one line tells the operator why, not one per request
+      expect(logged).toEqual([
+        expect.stringMatching(/^redis: OOM command not allowed .*answered 503/),
+      ])
       // reads answer meanwhile: a playing session is still checked
       expect(await sessions.isRevoked(session)).toBe(false)
     } finally {
