@@ -4,6 +4,7 @@ import { Hono } from 'hono/tiny'
 import type { MiddlewareHandler } from 'hono/types'
 import { timingSafeEqual } from 'hono/utils/buffer'
 import * as v from 'valibot'
+import { SESSION_DEFAULTS } from '../config/session-variables.ts'
 import { fail } from '../errors.ts'
 import { answerHeaders } from '../response-headers.ts'
 import type { TokenAppEnv } from '../types.ts'
@@ -101,8 +102,9 @@ export function revokeRoute({ now, audit, storeOf }: SessionLane) {
       const body = c.req.valid('json')
       const nowMs = now()
       const nowSeconds = Math.floor(nowMs / 1000)
-      // nothing issued until now can outlive this
-      const until = nowSeconds + session.lifetimeSeconds
+      // nothing issued until now can outlive this: the longest lifetime any configuration allows,
+      // not today's (a session issued before SESSION_LIFETIME was lowered lives its old lifetime)
+      const until = nowSeconds + SESSION_DEFAULTS.maxLifetimeSeconds
       const store = storeOf(c)
       if ('session_id' in body) await store.revokeSession(body.session_id, until)
       // to the millisecond, as sessions' `iat`: one issued just after this, in the same second, plays

@@ -335,6 +335,34 @@ describe('/s/{video}/{session}/…', () => {
     expect((await leaf(await issue())).status).toBe(302)
   })
 
+  it('keeps a revocation as long as any session may live, SESSION_LIFETIME lowered since', async () => {
+    // a store (Redis, the Durable Object) forgets a revocation at the time it is given: a
+    // session issued for 6 h before SESSION_LIFETIME was lowered to 1 h must stay revoked 6 h
+    const sessions = memorySessionStore()
+    const kept: number[] = []
+    const store = {
+      ...sessions,
+      revokeSession: (sid: string, until: number) => {
+        kept.push(until)
+        return sessions.revokeSession(sid, until)
+      },
+      revokeViewer: (sub: string, at: number, until: number) => {
+        kept.push(until)
+        return sessions.revokeViewer(sub, at, until)
+      },
+    }
+    const { request } = setup({ sessions: store }, testEnv({ SESSION_LIFETIME: '3600' }))
+    for (const body of [{ session_id: 'any-session' }, { sub: 'any-viewer' }]) {
+      const revoked = await request('/sessions/revoke', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      expect(revoked.status).toBe(200)
+    }
+    expect(kept).toEqual([NOW_S + 24 * 3600, NOW_S + 24 * 3600])
+  })
+
   it('protects revocation: 401 without the admin token, 501 when none is configured', async () => {
     const { request } = setup()
     const res = await request('/sessions/revoke', { method: 'POST', body: '{"sub":"x"}' })
