@@ -23,10 +23,14 @@ export interface Sent {
 export function fakeCdn(time: FakeTime) {
   const book = tokenBook(time.clock)
   const sent: Sent[] = []
-  let corsRefused = false
+  /** How many more cors requests fail as a CDN without CORS headers makes them fail. */
+  let corsRefused = 0
   const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const url = input instanceof Request ? input.url : String(input)
-    if (corsRefused && init?.mode === 'cors') throw new TypeError('Failed to fetch (CORS)')
+    if (corsRefused > 0 && init?.mode === 'cors') {
+      corsRefused--
+      throw new TypeError('Failed to fetch (CORS)')
+    }
     const status = book.verdict(url)
     sent.push({ url, init, status })
     return new Response(status === 200 ? 'media' : null, { status })
@@ -37,8 +41,9 @@ export function fakeCdn(time: FakeTime) {
     issue: book.issue,
     revoke: book.revoke,
     rejectAll: book.rejectAll,
-    refuseCors: () => {
-      corsRefused = true
+    /** Every cors request fails from now on, or the next `times` ones (an error page without CORS headers). */
+    refuseCors: (times = Number.POSITIVE_INFINITY) => {
+      corsRefused = times
     },
   }
 }

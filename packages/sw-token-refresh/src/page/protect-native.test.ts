@@ -142,6 +142,34 @@ describe('protectNativePlayback, auto', () => {
     expect(protection.mode).toBe('service-worker')
   })
 
+  it('a worker the browser stopped during a long pause still knows it moved the element’s media: no swap when played again', async () => {
+    const refresher = await page.open('12345_demo')
+    const first = refresher.url
+    const protection = await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      worker: page.connection,
+    })
+    await time.advance(0)
+    await playThroughWorker(first) // seen by this worker, not asked yet (no swap was due)
+    await time.advance(5000)
+    video.paused = true
+    video.dispatchEvent(new Event('pause'))
+    // an hour paused: the refresher goes on, and the idle worker is stopped and started again
+    // between two of its records (each record wakes a new one)
+    for (let i = 0; i < 360; i++) {
+      world.restart()
+      await time.advance(10_000)
+    }
+    await messages()
+    expect(refresher.refreshCount).toBeGreaterThan(200)
+    await video.play() // played again: the due swap asks the (restarted) worker first
+    await messages()
+    expect(video.src).toBe(first) // not swapped: the worker moves its requests
+    video.loaded()
+    expect(protection.swaps).toEqual([])
+    expect(protection.mode).toBe('service-worker')
+  })
+
   it('a swap falls due and the worker saw none of the element’s media: swaps take over', async () => {
     const refresher = await page.open('12345_demo')
     const protection = await protectNativePlayback(element(), refresher, {

@@ -1,5 +1,5 @@
 export { type InstallOptions, installTokenRefreshWorker } from './install.ts'
-export { cacheStore, memoryStore, type RecordStore } from './record-store.ts'
+export { cacheStore, memoryStore, type RecordStore, type StoredEntry } from './record-store.ts'
 export {
   RequestRewriter,
   type RequestRewriterOptions,

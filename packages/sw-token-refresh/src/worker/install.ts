@@ -72,11 +72,13 @@ export function installTokenRefreshWorker(options: InstallOptions = {}): Request
   })
   scope.addEventListener('message', (event) => {
     const message = event.data
-    if (!isProtocolMessage(message) || message.kind === 'token-refresh:records') return
-    // a page loaded with a hard reload is not controlled until the worker claims it
-    if (message.kind === 'token-refresh:claim') event.waitUntil(scope.clients.claim())
-    else if (message.kind !== 'token-refresh:prepare' && message.kind !== 'token-refresh:recover')
-      event.waitUntil(rewriter.receive(message, event.source?.id ?? '', event.ports[0]))
+    if (isProtocolMessage(message))
+      event.waitUntil(
+        // a page loaded with a hard reload is not controlled until the worker claims it
+        message.kind === 'token-refresh:claim'
+          ? scope.clients.claim()
+          : rewriter.receive(message, event.source?.id ?? '', event.ports[0]),
+      )
   })
   return rewriter
 }

@@ -68,16 +68,14 @@ export class PageQuestions {
   async records(url: string, clientId: string): Promise<Slot | undefined> {
     if (this.#slots.isUnowned(url)) return undefined
     const { clients, askTimeoutMs } = this.#options
-    const pages = await clients.matchAll()
-    const answers = await Promise.all(
-      pages.map(async (page) => ({
-        page,
-        answer: await ask<Answer>(page, { kind: 'token-refresh:records' }, askTimeoutMs),
-      })),
+    // every page at once, each record taken as its answer comes
+    await Promise.all(
+      (await clients.matchAll()).map(async (page) => {
+        const answer = await ask<Answer>(page, { kind: 'token-refresh:records' }, askTimeoutMs)
+        for (const entry of answer?.entries ?? [])
+          this.#slots.accept(entry, (page as { id?: string }).id ?? '')
+      }),
     )
-    for (const { page, answer } of answers)
-      for (const entry of answer?.entries ?? [])
-        this.#slots.accept(entry, (page as { id?: string }).id ?? '')
     const found = this.#slots.find(url, clientId)
     if (found) void this.#slots.persist()
     else this.#slots.unowned(url, UNOWNED_MS)

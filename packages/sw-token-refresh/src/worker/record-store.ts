@@ -1,12 +1,20 @@
-import type { RecordEntry } from '../protocol.ts'
+import type { RecordEntry, Seen } from '../protocol.ts'
+
+/**
+ * A record as the worker stores it: with what it moved of the video, so that a page asking
+ * after a restart (`seen`) gets the answer it would have got before.
+ */
+export interface StoredEntry extends RecordEntry {
+  seen?: Seen
+}
 
 /**
  * Where the worker keeps a copy of its records, so a worker the browser stopped and started
  * again (it does so whenever it likes) knows the current pairs before any page answers.
  */
 export interface RecordStore {
-  load(): Promise<RecordEntry[]>
-  save(entries: RecordEntry[]): Promise<void>
+  load(): Promise<StoredEntry[]>
+  save(entries: StoredEntry[]): Promise<void>
 }
 
 const STATE_URL = '/__token-refresh/state.json'
@@ -28,9 +36,11 @@ export function cacheStore(
   return {
     async load() {
       try {
-        const response = await (await storage.open(name)).match(STATE_URL)
-        const entries: unknown = await response?.json()
-        return Array.isArray(entries) ? (entries as RecordEntry[]) : []
+        // a Cache Storage that never answers (it happens) must not hold the worker for good
+        const timeout = new Promise<undefined>((resolve) => setTimeout(resolve, 1000))
+        const cache = await Promise.race([storage.open(name), timeout])
+        const entries: unknown = await (await cache?.match(STATE_URL))?.json()
+        return Array.isArray(entries) ? (entries as StoredEntry[]) : []
       } catch {
         return []
       }
@@ -58,11 +68,11 @@ export function cacheStore(
  * const store = memoryStore()
  * ```
  */
-export function memoryStore(): RecordStore & { entries: RecordEntry[] } {
+export function memoryStore(): RecordStore & { entries: StoredEntry[] } {
   const store = {
-    entries: [] as RecordEntry[],
+    entries: [] as StoredEntry[],
     load: async () => structuredClone(store.entries),
-    save: async (entries: RecordEntry[]) => {
+    save: async (entries: StoredEntry[]) => {
       store.entries = structuredClone(entries)
     },
   }

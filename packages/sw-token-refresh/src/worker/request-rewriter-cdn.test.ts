@@ -6,7 +6,7 @@ import { mediaRequest } from '../../test/harness.ts'
 import type { RecordEntry } from '../protocol.ts'
 import { RequestRewriter } from './request-rewriter.ts'
 
-type Fault = number | 'hang' | 'network' | undefined
+type Fault = number | 'hang' | 'network' | 'no-cors-headers' | undefined
 
 /**
  * Two CDNs as one `fetch`: `a.cdn.test`/`a.cdn-ip.test` accept only CDN a's tokens, b's hosts
@@ -29,6 +29,14 @@ const twoCdns = (time: ReturnType<typeof fakeTime>) => {
         const signal = init?.signal
         signal?.addEventListener('abort', () => reject(signal.reason))
       })
+    }
+    if (fault === 'no-cors-headers') {
+      // an error page without Access-Control-Allow-Origin: a network error in cors mode, an
+      // opaque answer (status 0 to the worker) in no-cors mode
+      sent.push(`${method} ${id} ${token} ${init?.mode}`)
+      if (init?.mode === 'cors') throw new TypeError('Failed to fetch (CORS)')
+      const opaque = new Response(null, { status: 502 })
+      return Object.defineProperties(opaque, { type: { value: 'opaque' }, status: { value: 0 } })
     }
     const status = fault ?? books[id].verdict(url.href)
     sent.push(`${method} ${id} ${token} ${status}`)
@@ -127,6 +135,13 @@ describe('RequestRewriter with two CDNs', () => {
     await time.advance(1)
     expect((await pending).status).toBe(200)
     expect(cdns.sent).toEqual(['GET a tok0001aplain hang', 'GET b tok0001bplain 200'])
+  })
+
+  it('moves on when a, which answered in cors mode, sends an error page without CORS headers', async () => {
+    expect((await play('v0/seg_000.ts')).status).toBe(200)
+    cdns.faults.a = 'no-cors-headers'
+    expect((await play()).status).toBe(200)
+    expect(cdns.sent.slice(1)).toEqual(['GET a tok0001aplain cors', 'GET b tok0001bplain 200'])
   })
 
   it('moves on after a network error too', async () => {

@@ -79,6 +79,74 @@ describe('RequestRewriter', () => {
     expect(result.sent[0]).toContain('/tok0002plain/')
   })
 
+  it('a restarted worker that hears from one page first keeps the stored records of the others', async () => {
+    await world.page('tab-1').open('12345_demo')
+    const tab2 = world.page('tab-2')
+    const other = await tab2.open('12345_other')
+    const first = other.url
+    await time.advance(14_000) // both refreshed: token 2 of each, stored
+    world.restart() // stopped while idle
+    await time.advance(1000)
+    world.pages.get('tab-1')?.connection.destroy() // tab-1's forget wakes the worker: it saves
+    world.restart()
+    tab2.frozen = true // only the stored copy can tell the worker about 12345_other
+    const result = await play(new URL('v0/seg_001.ts', first).href, 'tab-2')
+    expect(result.sent).toEqual([
+      `/videos/12345_other/${other.record.token}/${other.record.expires}/v0/seg_001.ts 200`,
+    ])
+  })
+
+  it.each([
+    ['no entry at all', undefined],
+    ['a record that is no object', { record: 'x', ipBound: false, staleAt: 0 }],
+    // a structured clone keeps the holes; matching any URL against them would throw
+    [
+      'CDNs with holes',
+      {
+        record: {
+          url: 'https://cdn.test/videos/1_x/abcdefgh/1795348800/m.m3u8',
+          cdns: new Array(2),
+        },
+        ipBound: false,
+        staleAt: 0,
+      },
+    ],
+  ])(
+    'a wrong record from some page (%s) breaks no other video, now or after a restart',
+    async (_, entry) => {
+      const refresher = await world.page('tab-1').open('12345_demo')
+      await world.worker
+        .receive({ kind: 'token-refresh:record', entry } as never, 'tab-2')
+        .catch(() => undefined)
+      const url = new URL('v0/seg_000.ts', refresher.url).href
+      expect((await play(url)).status).toBe(200)
+      world.restart()
+      expect((await play(url)).status).toBe(200)
+      await time.advance(14_000) // a new record of 12345_demo: stored again, with the restore
+      world.restart()
+      expect((await play(url)).sent[0]).toContain('/tok0002plain/')
+    },
+  )
+
+  it('a damaged stored copy costs only its wrong entries after a restart', async () => {
+    const store = memoryStore()
+    world = fakeWorld(time, { store })
+    const page = world.page('tab-1')
+    const refresher = await page.open('12345_demo')
+    store.entries = [
+      null,
+      5,
+      { seen: 'x' },
+      { record: { cdns: [null, null] } },
+      ...store.entries,
+    ] as never
+    world.restart()
+    page.frozen = true // only the stored copy can help
+    const result = await play(new URL('v0/seg_000.ts', refresher.url).href)
+    expect(result.status).toBe(200)
+    expect(result.init?.mode).toBe('cors') // moved by the worker, not let through
+  })
+
   it('after a restart without a stored copy asks the page instead of letting a stale pair through', async () => {
     world = fakeWorld(time, { store: { load: async () => [], save: async () => undefined } })
     const refresher = await world.page('tab-1').open('12345_demo')
@@ -113,6 +181,22 @@ describe('RequestRewriter', () => {
       expect(refresher.refreshCount).toBe(1)
     },
   )
+
+  it('a request aborted while the page recovers its token is not sent again', async () => {
+    const refresher = await world.page('tab-1').open('12345_demo')
+    world.cdn.revoke('tok0001plain')
+    const aborting = new AbortController()
+    const push = world.cdn.sent.push.bind(world.cdn.sent)
+    world.cdn.sent.push = (...sent) => {
+      aborting.abort() // the player gives up on it as the 410 comes back
+      return push(...sent)
+    }
+    const result = await play(new URL('v0/seg_000.ts', refresher.url).href, 'tab-1', {
+      signal: aborting.signal,
+    }).catch((error: unknown) => error)
+    expect(result).toMatchObject({ name: 'AbortError' })
+    expect(world.cdn.sent).toHaveLength(1)
+  })
 
   it('never loops when the CDN rejects every token: one retry, then the 403', async () => {
     const refresher = await world.page('tab-1').open('12345_demo')
@@ -160,6 +244,25 @@ describe('RequestRewriter', () => {
     expect(c.sent[0]).toContain(`/tok0001plain/${again.record.expires}/`)
   })
 
+  it('a tab whose stream was ended (a newer tab took its place) is not kept playing on the other tab’s tokens', async () => {
+    const first = world.page('tab-1')
+    const evicted = await first.open('12345_demo')
+    const url = new URL('v0/seg_004.ts', evicted.url).href
+    await time.advance(1000)
+    await world.page('tab-2').open('12345_demo') // the newer stream: its record is the newest
+    first.backends.get('12345_demo')?.refuseStreams('stream_ended')
+    await time.advance(14_000) // tab-1's refresh is refused: it forgets the video
+    expect(evicted.rejected).toBe(true)
+    await time.advance(10_000) // tab-1's own pair has expired; tab-2 refreshed and plays on
+    const result = await play(url, 'tab-1')
+    // its own pair, refused by the CDN
+    expect(result.sent).toEqual([expect.stringMatching(`^${new URL(url).pathname} 4(03|10)$`)])
+    const again = await first.open('12345_demo') // played again (a new stream): moved again
+    expect((await play(url, 'tab-1')).sent).toEqual([
+      `/videos/12345_demo/${again.record.token}/${again.record.expires}/v0/seg_004.ts 200`,
+    ])
+  })
+
   it('moves IP-bound playback onto the IP host and token', async () => {
     const refresher = await world.page('tab-1').open('12345_demo', { ipBound: true })
     const result = await play(new URL('v0/seg_000.ts', refresher.record.url).href)
@@ -174,6 +277,19 @@ describe('RequestRewriter', () => {
     expect(result.init).toMatchObject({ mode: 'no-cors', credentials: 'include' })
     const next = await play(new URL('v0/seg_001.ts', refresher.url).href)
     expect(next.sent).toHaveLength(1) // remembered: no second cors attempt
+  })
+
+  it('one cors failure of a CDN that answered in cors mode before (an error page without CORS headers) does not end recovery there', async () => {
+    const refresher = await world.page('tab-1').open('12345_demo')
+    expect((await play(new URL('v0/seg_000.ts', refresher.url).href)).init?.mode).toBe('cors')
+    world.cdn.refuseCors(1) // e.g. a 502 of its edge, sent without Access-Control-Allow-Origin
+    const glitch = await play(new URL('v0/seg_001.ts', refresher.url).href)
+    expect(glitch.init).toMatchObject({ mode: 'no-cors' }) // this one still gets its answer
+    world.cdn.revoke('tok0001plain')
+    const later = await play(new URL('v0/seg_002.ts', refresher.url).href)
+    expect(later.init?.mode).toBe('cors') // a 410 it can see, and recover
+    expect(later.status).toBe(200)
+    expect(later.sent[1]).toContain('/tok0002plain/')
   })
 
   it("counts what it moved, for the page's detection: a media element's own media apart", async () => {
@@ -256,6 +372,21 @@ describe('RequestRewriter', () => {
     expect(world.cdn.sent.filter((entry) => entry.url.includes('seg_010'))).toEqual([])
     await time.advance(90_000) // past 120 s: it leaves, and the CDN answers what it answers
     expect((await bounded).status).toBe(410)
+  })
+
+  it('a request on a newer pair than an expired record goes at once, not held for a record', async () => {
+    const first = await world.page('tab-1').open('12345_demo')
+    world.pages.delete('tab-1') // closed without a word (no forget): its record stays
+    world.page('tab-2') // a page whose own player (hls.js, hooks) keeps its requests fresh
+    time.jump(3_600_000) // an hour on: the worker's record of the video expired long ago
+    const expires = first.record.expires + 3600
+    world.cdn.issue('hooksToken1', expires)
+    const url = `https://cdn.test/videos/12345_demo/hooksToken1/${expires}/v0/seg_000.ts`
+    const answer = await Promise.race([
+      play(url, 'tab-2'),
+      new Promise((resolve) => setTimeout(resolve, 500, 'held')),
+    ])
+    expect(answer).toMatchObject({ status: 200, sent: [`${new URL(url).pathname} 200`] })
   })
 
   it('a tab that closes forgets its own record only: another tab of the video keeps playing', async () => {

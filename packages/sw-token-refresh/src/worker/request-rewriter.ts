@@ -1,6 +1,6 @@
 import { findTokenPair } from '@proj/signing/url'
 import { CDN_FAILOVER_DEFAULTS, type Timers } from '@proj/token-refresh'
-import { isPlaylist, type PageMessage } from '../protocol.ts'
+import { isPlaylist, type PageMessage, type WorkerQuestion } from '../protocol.ts'
 import { PageQuestions, type WorkerClients } from './page-questions.ts'
 import type { RecordStore } from './record-store.ts'
 import { RequestSender } from './request-sender.ts'
@@ -109,33 +109,42 @@ export class RequestRewriter {
   }
 
   /**
-   * Takes a page's message; resolves with the reply for `seen` (also posted on `port`).
+   * Takes a page's message and replies on `port`: for `seen` what was moved, for a record or a
+   * forget `true` once taken (then saved). Other messages are left alone.
    */
-  async receive(message: PageMessage, clientId: string, port?: MessagePort): Promise<void> {
-    let reply: unknown = true
+  async receive(
+    message: PageMessage | WorkerQuestion,
+    clientId: string,
+    port?: MessagePort,
+  ): Promise<void> {
+    // a restarted worker reads its copy first: a record saved now keeps the other videos', and
+    // `seen` answers what was moved before the restart
+    await this.#slots.restore()
+    if (message.kind === 'token-refresh:seen')
+      return port?.postMessage(this.#slots.seen(message.url, clientId))
     if (message.kind === 'token-refresh:record') this.#slots.accept(message.entry, clientId)
     else if (message.kind === 'token-refresh:forget') this.#slots.forget(message.url, clientId)
-    else if (message.kind === 'token-refresh:seen') reply = this.#slots.seen(message.url)
-    port?.postMessage(reply)
-    if (message.kind === 'token-refresh:record' || message.kind === 'token-refresh:forget')
-      await this.#slots.persist()
+    else return // not a page's message (a claim, a question of the worker's): no reply
+    port?.postMessage(true)
+    await this.#slots.persist()
   }
 
   async #respond(request: Request, clientId: string): Promise<Response> {
     const found = await this.#slotFor(request.url, clientId)
-    if (!found) return this.#sender.forward(request)
+    // A sender with a newer pair than the worker's (a player with its own hooks) knows better:
+    // never move a request onto an older token, nor hold it for the worker's next record.
+    if (!found || (findTokenPair(request.url)?.expires ?? 0) > found.entry.record.expires)
+      return this.#sender.forward(request)
     const slot = await this.#pages.fresh(found, request.url, clientId, request.signal)
     // the player gave up on it while it was held: nothing to send
     request.signal.throwIfAborted()
-    // A sender with a newer pair than the worker's (a player with its own hooks) knows better:
-    // never move a request onto an older token.
-    if ((findTokenPair(request.url)?.expires ?? 0) > slot.entry.record.expires)
-      return this.#sender.forward(request)
-    const target = slot.rewrite(request.url) ?? request.url
-    if (isPlaylist(target)) slot.seen.playlists++
+    // a move changes the host and the pair, never the file
+    if (isPlaylist(request.url)) slot.seen.playlists++
     else {
       slot.seen.media++
-      if (ELEMENT_DESTINATIONS.has(request.destination)) slot.seen.element++
+      // the page's evidence for leaving the element alone: saved at once, for a restarted worker
+      if (ELEMENT_DESTINATIONS.has(request.destination) && !slot.seen.element++)
+        void this.#slots.persist()
     }
     return this.#sender.attempt(request, this.#slots.attempt(slot, request.url), {
       // the page recovers the refused token; the request goes again when its record moves it

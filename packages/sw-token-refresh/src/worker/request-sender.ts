@@ -30,8 +30,11 @@ export interface SendingHooks {
  */
 export class RequestSender {
   readonly #fetch: typeof fetch
-  /** Origins that refused CORS: their requests keep their own mode. */
-  readonly #opaqueOrigins = new Set<string>()
+  /**
+   * Origins by whether they answer in cors mode: `false` (refused CORS at the first request) keeps
+   * their requests in their own mode; `true` (answered once) never turns `false`.
+   */
+  readonly #cors = new Map<string, boolean>()
 
   constructor(fetch: typeof globalThis.fetch) {
     this.#fetch = fetch
@@ -70,8 +73,16 @@ export class RequestSender {
     return (await this.send(head, url, signal)).ok
   }
 
-  /** Sends `request` to `url` (see {@link RequestSender}: its mode, or `cors`). */
-  async send(request: Request, url: string, signal = request.signal): Promise<Response> {
+  /**
+   * Sends `request` to `url` (see {@link RequestSender}: its mode, or `cors`). Without
+   * `fallback` (another CDN can take it) a cors failure of an origin that has CORS is thrown.
+   */
+  async send(
+    request: Request,
+    url: string,
+    signal = request.signal,
+    fallback = true,
+  ): Promise<Response> {
     const origin = new URL(url).origin
     const own: RequestInit = {
       method: request.method,
@@ -82,14 +93,18 @@ export class RequestSender {
       signal,
       ...(request.cache === 'only-if-cached' ? {} : { cache: request.cache }),
     }
-    if (own.mode !== 'no-cors' || this.#opaqueOrigins.has(origin)) return this.#fetch(url, own)
+    if (own.mode !== 'no-cors' || this.#cors.get(origin) === false) return this.#fetch(url, own)
     try {
       // ACAO: * (what CDNs send) does not allow cookies; tokens carry the authorisation.
-      return await this.#fetch(url, { ...own, mode: 'cors', credentials: 'same-origin' })
+      const response = await this.#fetch(url, { ...own, mode: 'cors', credentials: 'same-origin' })
+      this.#cors.set(origin, true)
+      return response
     } catch (error) {
-      if (signal.aborted) throw error
+      if (signal.aborted || (!fallback && this.#cors.get(origin))) throw error
       const response = await this.#fetch(url, own)
-      this.#opaqueOrigins.add(origin)
+      // one failure of a CDN that has CORS (a connection lost, an error page without its
+      // headers) must not leave its 403/410 unseen for the worker's life
+      this.#cors.set(origin, !!this.#cors.get(origin))
       return response
     }
   }
@@ -99,6 +114,8 @@ export class RequestSender {
    * gives to another CDN is aborted (a TimeoutError), as is one the player aborts.
    */
   async #watched(request: Request, url: string, attempt: CdnAttempt): Promise<Response> {
+    // aborted while the page recovered its token: its listener below would never be called
+    request.signal.throwIfAborted()
     const controller = new AbortController()
     const follow = () => controller.abort(request.signal.reason)
     request.signal.addEventListener('abort', follow, { once: true })
@@ -108,7 +125,9 @@ export class RequestSender {
       () => controller.abort(new DOMException('no first byte in time', 'TimeoutError')),
     )
     try {
-      return await this.send(request, url, controller.signal)
+      // several CDNs: a CDN with CORS that answers without it failed (an error page), the next
+      // one takes the request
+      return await this.send(request, url, controller.signal, attempt.timeoutMs === undefined)
     } finally {
       attempt.end()
       request.signal.removeEventListener('abort', follow)

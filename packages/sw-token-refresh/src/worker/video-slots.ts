@@ -8,7 +8,7 @@ import {
 } from '@proj/token-refresh'
 import { type CdnLane, createCdnLane } from '@proj/token-refresh/cdn-lane'
 import type { RecordEntry, Seen } from '../protocol.ts'
-import type { RecordStore } from './record-store.ts'
+import type { RecordStore, StoredEntry } from './record-store.ts'
 
 /** The worker's record of one video a page protects: its newest entry and what it moved. */
 export interface Slot {
@@ -71,36 +71,62 @@ export class VideoSlots {
   readonly #unowned = new Map<string, number>()
   /** By slot key: each video keeps its CDN in use across records. */
   readonly #lanes = new Map<string, Lane>()
+  /** `clientId key`: a page that forgot a video another page protects; its requests go as they are. */
+  readonly #left = new Set<string>()
   #restored: Promise<void> | undefined
 
   constructor(options: VideoSlotsOptions) {
     this.#options = options
   }
 
-  /** The slot of `url`'s video, the requesting page's first when several pages hold one. */
+  /**
+   * The slot of `url`'s video, the requesting page's first when several pages hold one; none for
+   * a page that forgot the video (its stream refused, its player gone).
+   */
   find(url: string, clientId: string): Slot | undefined {
     let found: Slot | undefined
     for (const slot of this.#slots.values())
-      if (slot.rewrite(url) && (!found || slot.clientId === clientId)) found = slot
+      if (
+        slot.rewrite(url) &&
+        !this.#left.has(`${clientId} ${slot.key}`) &&
+        (!found || slot.clientId === clientId)
+      )
+        found = slot
     return found
   }
 
-  /** Reads the persisted records, once per worker (a restarted worker starts from them). */
+  /**
+   * Reads the persisted records and what was moved of each, once per worker (a restarted worker
+   * starts from them, before it takes or saves anything).
+   */
   restore(): Promise<void> {
     this.#restored ??= (async () => {
-      for (const entry of (await this.#options.store?.load()) ?? []) this.accept(entry, '')
+      for (const entry of (await this.#options.store?.load()) ?? [])
+        Object.assign(this.accept(entry, '')?.seen ?? {}, entry?.seen)
     })()
     return this.#restored
   }
 
-  /** Takes a page's entry: the newest record of a video wins. Returns the video's slot. */
-  accept(entry: RecordEntry, clientId: string): Slot {
+  /**
+   * Takes a page's entry: the newest record of a video wins. Returns the video's slot, or
+   * `undefined` for an entry of a wrong shape (a broken or hostile page, a damaged copy): it
+   * would break the requests of every video.
+   */
+  accept(entry: RecordEntry, clientId: string): Slot | undefined {
+    let cdns: CdnRewriter
+    try {
+      cdns = cdnRewriter(entry.record, entry.ipBound)
+      // a hole among its CDNs would throw at each URL matched against it
+      if (cdns.ids.includes(undefined as never)) return undefined
+    } catch {
+      return undefined
+    }
     const key = `${scopeOf(entry.record.url)} ${entry.ipBound}`
     const existing = this.#slots.get(key)
+    this.#left.delete(`${clientId} ${key}`)
     this.#unowned.delete(scopeOf(entry.record.url))
     this.#unowned.delete(scopeOf(entry.record.url_ip))
     if (existing && existing.entry.record.expires > entry.record.expires) return existing
-    const cdns = cdnRewriter(entry.record, entry.ipBound)
     this.#follow(key, entry, cdns.ids)
     const slot: Slot = {
       key,
@@ -115,19 +141,24 @@ export class VideoSlots {
     return slot
   }
 
-  /** A page closed its video: only its own record goes (another tab may still play it). */
+  /**
+   * A page closed its video: only its own record goes (another tab may still play it), and the
+   * page's requests of the video are no longer moved onto another page's record (a stream the
+   * backend refused must not play on in the tab of the stream that replaced it).
+   */
   forget(url: string, clientId: string): void {
     for (const [key, slot] of this.#slots)
-      if (slot.rewrite(url) && (slot.clientId === clientId || !slot.clientId)) {
+      if (!slot.rewrite(url)) continue
+      else if (slot.clientId && slot.clientId !== clientId) this.#left.add(`${clientId} ${key}`)
+      else {
         this.#slots.delete(key)
         this.#follow(key, slot.entry, [])
       }
   }
 
-  /** What the worker moved of `url`'s video. */
-  seen(url: string): Seen {
-    for (const slot of this.#slots.values()) if (slot.rewrite(url)) return slot.seen
-    return { playlists: 0, media: 0, element: 0 }
+  /** What the worker moved of `url`'s video (the asking page's slot first). */
+  seen(url: string, clientId: string): Seen {
+    return this.find(url, clientId)?.seen ?? { playlists: 0, media: 0, element: 0 }
   }
 
   /** No page protects `url`'s video: not asked again for a while. */
@@ -140,12 +171,15 @@ export class VideoSlots {
     return (this.#unowned.get(scopeOf(url)) ?? 0) > this.#options.now()
   }
 
-  /** Saves the records (those whose token died an hour ago help no restart). */
+  /**
+   * Saves the records and what was moved of each (those whose token died an hour ago help no
+   * restart).
+   */
   async persist(): Promise<void> {
     const horizon = this.#options.now() / 1000 - 3600
-    const entries = [...this.#slots.values()]
-      .map((slot) => slot.entry)
-      .filter((entry) => entry.record.expires > horizon)
+    const entries: StoredEntry[] = [...this.#slots.values()]
+      .filter((slot) => slot.entry.record.expires > horizon)
+      .map((slot) => ({ ...slot.entry, seen: slot.seen }))
     await this.#options.store?.save(entries)
   }
 
