@@ -10,6 +10,7 @@ import {
   type Naming,
   readVariable,
   SIGNING_RULES,
+  secretRule,
   textRule,
   wholeNumberRule,
 } from './signing-config.ts'
@@ -92,8 +93,7 @@ export const CDN_RULES = {
   cdnDomainIp: SIGNING_RULES.CDN_DOMAIN_IP,
   scheme: SIGNING_RULES.CDN_SCHEME,
   /** `id`'s own secret. */
-  secretKey: (id: string) =>
-    textRule((text) => text, `must be set: CDN "${id}"'s own secret`, { secret: true }),
+  secretKey: (id: string) => secretRule(`must be set: CDN "${id}"'s own secret`),
 } as const
 
 /**

@@ -147,7 +147,7 @@ describe('parseCdnList', () => {
     [
       { SECRET_KEY_B: '' },
       'SECRET_KEY_B',
-      'SECRET_KEY_B is required: it must be set: CDN "b"\'s own secret (wrangler secret put SECRET_KEY_B)',
+      'SECRET_KEY_B is required: it must be set: CDN "b"\'s own secret, without spaces or line breaks at either end (wrangler secret put SECRET_KEY_B)',
     ],
     [
       { SECRET_KEY_B: 'secret' },
@@ -238,12 +238,26 @@ describe('rules in both forms: a variable is text, an object holds values', () =
         return error as ConfigError
       }
     })()
-    expect(caught?.expected).toBe('is required: it must be set')
+    expect(caught?.expected).toBe(
+      'is required: it must be set, without spaces or line breaks at either end',
+    )
     expect(caught?.advice).toBe('wrangler secret put SECRET_KEY')
     expect(caught?.detail).toBe(
-      'SECRET_KEY is required: it must be set (wrangler secret put SECRET_KEY)',
+      'SECRET_KEY is required: it must be set, without spaces or line breaks at either end (wrangler secret put SECRET_KEY)',
     )
   })
+
+  it.each(['s3cret\n', ' s3cret', 's3cret\t', 's3cret\r\n'])(
+    'refuses a secret with whitespace at either end (%j: every token would be refused by the CDN)',
+    (text) => {
+      expect(() =>
+        readVariable({ SECRET_KEY: text }, 'SECRET_KEY', SIGNING_RULES.SECRET_KEY),
+      ).toThrow(
+        'server misconfigured: SECRET_KEY must be set, without spaces or line breaks at either end',
+      )
+      expect(SIGNING_RULES.SECRET_KEY.text('s3 cret')).toBe('s3 cret')
+    },
+  )
 })
 
 describe('checkCdnIds and checkCdnList: the clash rules in any form', () => {

@@ -29,6 +29,7 @@ export {
   SIGNING_RULES,
   type SigningEnv,
   type SigningVariable,
+  secretRule,
   signingVariable,
   textRule,
   type VariableRule,

@@ -24,7 +24,7 @@ export type SigningEnv = Partial<Record<SigningVariable, string | undefined>>
  * @example
  * ```ts
  * try { parseSigningConfig(process.env) } catch (e) { if (e instanceof ConfigError) console.error(e.detail) }
- * // 'SECRET_KEY is required: it must be set (wrangler secret put SECRET_KEY)'
+ * // 'SECRET_KEY is required: it must be set, without spaces or line breaks at either end (wrangler secret put SECRET_KEY)'
  * ```
  */
 export class ConfigError extends Error {
@@ -188,7 +188,22 @@ const scheme = textRule(
   (text): 'https' | 'http' | undefined => (text === 'https' || text === 'http' ? text : undefined),
   'must be "https" or "http"',
 )
-const secret = (expected: string) => textRule((text) => text, expected, { secret: true })
+/**
+ * A rule for a CDN secret: any text but one with whitespace at either end. Pasted with its line
+ * break (`echo … | wrangler secret put`) or a stray space, it would sign every token with it and
+ * the CDN would refuse them all (403), far from here; refused here, where it is named.
+ *
+ * @example
+ * ```ts
+ * secretRule('must be set').text('s3cret\n') // undefined
+ * ```
+ */
+export const secretRule = (expected: string): SettingRule<string> =>
+  textRule((text) => (text.trim() === text ? text : undefined), `${expected}, ${UNTRIMMED}`, {
+    secret: true,
+  })
+
+const UNTRIMMED = 'without spaces or line breaks at either end'
 
 /**
  * The rule of each signing variable, in both forms (the token backend's configuration table
@@ -199,7 +214,7 @@ export const SIGNING_RULES = {
     (text) => (/^\d{1,20}$/.test(text) ? text : undefined),
     'must be the numeric account ID',
   ),
-  SECRET_KEY: secret('must be set'),
+  SECRET_KEY: secretRule('must be set'),
   CDN_DOMAIN: host,
   CDN_DOMAIN_IP: host,
   CDN_SCHEME: scheme,

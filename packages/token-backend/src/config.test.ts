@@ -589,7 +589,7 @@ describe('one table, two forms: the variables and the object read alike', () => 
       expect((error as ConfigError).variable).toBe('config.signing.secretKey')
     }
     expect(() => configFromEnv(testEnv({ SECRET_KEY: '' }))).toThrow(
-      'SECRET_KEY is required: it must be set (wrangler secret put SECRET_KEY)',
+      'SECRET_KEY is required: it must be set, without spaces or line breaks at either end (wrangler secret put SECRET_KEY)',
     )
   })
 })
