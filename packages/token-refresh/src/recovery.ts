@@ -22,9 +22,22 @@ export const MAX_REJECTED_TOKENS = 3
 export const REFUSAL_RUN_MS = 30_000
 
 /**
+ * A 410 (the CDN's "expired") of a token that looked valid counts towards the give-up only when
+ * the token came in less than this before: expired at the CDN on arrival, the CDN's clock is
+ * ahead of the token backend's by about a token's life or more, and every new token will be
+ * too (a refresh per refusal, none of them of use). Later, it is a clock slightly off, which a
+ * refresh mends (the token then lives a little less at the CDN). Long enough for a player's
+ * first retries (hls.js waits 1 s, then 2 s); tokens that live less than this at the CDN
+ * could not play anyway.
+ */
+export const DEAD_ON_ARRIVAL_MS = 3000
+
+/**
  * The CDN rejected every new token: its secret or client ID differs from the token backend's (or
- * the viewer's address changes under IP-bound tokens). Reported once, as the refresher's `error`
- * event (and `onError`); no further recovery is tried, so the player ends in its own error.
+ * the viewer's address changes under IP-bound tokens, or, when it answers 410, the backend's
+ * clock is behind the CDN's by about a token's life or more). Reported once, as the
+ * refresher's `error` event (and `onError`); no further recovery is tried, so the player ends
+ * in its own error.
  */
 export class TokenRejectedError extends Error {
   override name = 'TokenRejectedError'
@@ -32,7 +45,7 @@ export class TokenRejectedError extends Error {
   readonly rejected: number
   constructor(rejected: number) {
     super(
-      `the CDN rejected ${rejected} tokens in a row, each fresh from the token backend: check that SECRET_KEY and CLIENT_ID match the CDN's (or, with ipBound, that the viewer's address is stable)`,
+      `the CDN rejected ${rejected} tokens in a row, each fresh from the token backend: check that SECRET_KEY and CLIENT_ID match the CDN's (or, with ipBound, that the viewer's address is stable, or with 410s the token backend's clock)`,
     )
     this.rejected = rejected
   }

@@ -16,11 +16,17 @@ export class SingleFetch {
   /** The fetch under way, if any. */
   current: Promise<TokenRecord> | undefined
 
-  /** Starts `work` unless a fetch is in flight, whose promise is then shared. */
+  /**
+   * Starts `work` unless a fetch is in flight, whose promise is then shared. Its failure is
+   * the refresher's to report: a caller that does not wait on it raises no unhandled rejection.
+   */
   run(work: () => Promise<TokenRecord>): Promise<TokenRecord> {
-    this.current ??= work().finally(() => {
-      this.current = undefined
-    })
+    if (!this.current) {
+      this.current = work().finally(() => {
+        this.current = undefined
+      })
+      this.current.catch(() => undefined)
+    }
     return this.current
   }
 }

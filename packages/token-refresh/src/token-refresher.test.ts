@@ -489,9 +489,12 @@ describe('recover (403/410)', () => {
     expect(refresher.recover(second)).toBe(true)
     await time.advance(0)
     expect(backend.calls).toBe(3)
-    // the refresh for this token failed: retrying again cannot help, and must not loop
-    expect(refresher.recover(second)).toBe(false)
+    // the refresh for this token failed: the request waits for its retry, armed (no fetch now)
+    expect(refresher.recover(second)).toBe(true)
     expect(backend.calls).toBe(3)
+    await time.advance(1000)
+    expect(backend.calls).toBe(4)
+    expect(refresher.recover(second)).toBe(true) // an older pair now
   })
 
   it('a CDN that refuses every new token: one TokenRejectedError after 3 tokens, then no more recovery', async () => {

@@ -127,19 +127,23 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     return this.expiresAt - this.#settings.leadMs
   }
 
-  /** When the token expires, on the viewer's clock (ms): what a service worker holds against. */
+  /**
+   * When the token expires, on the viewer's clock (ms): what a service worker holds against;
+   * `0` once the CDN refused it and its refresh failed (requests wait for the retry).
+   */
   get expiresAt(): number {
-    return this.#server.local(this.#record.expires * 1000)
+    const spent = this.#timer.failures && this.#rejections.spent === this.token
+    return spent ? 0 : this.#server.local(this.#record.expires * 1000)
   }
 
   /** Whether the current token is inside its lead window (or expired) on the server's clock. */
   get stale(): boolean {
-    return this.#settings.clock.now() >= this.staleAt
+    return this.#timer.now >= this.staleAt
   }
 
-  /** Whether the current token has expired, on the server's clock: requests with it are refused. */
+  /** Whether the current token has expired (or the CDN refused it): requests with it are refused. */
   get expired(): boolean {
-    return this.serverNow() >= this.#record.expires * 1000
+    return this.#timer.now >= this.expiresAt
   }
 
   /**
@@ -233,7 +237,7 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     this.#cdns.lane?.sent(rewritten)
     this.#timer.demand()
     // failures are reported through onError and the error event
-    this.#refreshIfStale()?.catch(() => undefined)
+    void this.#refreshIfStale()
     return rewritten
   }
 
@@ -247,11 +251,12 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
    * ```
    */
   async prepare(url: string): Promise<string> {
-    const pending = this.#refreshIfStale()
     // its failure is reported and retried by the refresher; a request that waits on it just goes
-    pending?.catch(() => undefined)
-    const { maxWaitMs, timers } = this.#settings
-    const waiting = this.#fetches.current !== undefined || this.#timer.failures > 0
+    const pending = this.#refreshIfStale()
+    // valid (or refused, its refresh under way): the refresh, bounded; then a failed one's retry
+    if (pending && !this.expired)
+      await waitAtMost(pending, this.#settings.maxWaitMs, this.#settings.timers)
+    const waiting = !!(this.#fetches.current || this.#timer.failures)
     // Expired on an unchecked clock (no Date ever came) with a record in hand: the viewer's
     // clock may be the wrong one, so the request goes and the CDN decides.
     if (
@@ -260,24 +265,21 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
       !this.destroyed &&
       !this.#refused &&
       this.owns(url)
-    ) {
-      // the expired token would only be refused: wait for the next record (bounded)
+    )
+      // the expired (or refused) token would only be refused: wait for the next record (bounded)
       await this.#timer.awaitRecord(waiting)
-    } else if (pending) {
-      await waitAtMost(pending, maxWaitMs, timers)
-    }
-    const rewritten = this.#cdns.rewrite(url)
-    if (rewritten !== undefined) this.#cdns.lane?.sent(rewritten)
-    return rewritten ?? url
+    return this.rewrite(url)
   }
 
   /**
    * Reacts to a 403/410 answer for `failedUrl`: returns whether retrying it can succeed. A URL
    * on an older pair just needs the current one; a failure of the current token triggers one
-   * refresh (once per token). When {@link MAX_REJECTED_TOKENS} tokens in a row are refused, the
+   * refresh (once per token); while a failed refresh's retry is armed, `true`: {@link prepare}
+   * holds the retry for the next token (at most `maxOutageWaitMs`), never sends the refused one
+   * meanwhile. When {@link MAX_REJECTED_TOKENS} tokens in a row are refused, the
    * CDN rejects every token: one {@link TokenRejectedError} is reported and every later call
    * answers `false`, so the player fails in bounded time instead of looping. Given `status`, a
-   * `410` (the CDN says: expired) never counts towards that, whatever the viewer's clock says.
+   * `410` (the CDN says: expired) counts towards that only for a token that had just come in.
    *
    * @example
    * ```ts
@@ -292,21 +294,20 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
     const current = this.#cdns.tokenOf(cdn)
     this.#timer.demand()
     if (pair.token !== current || this.#fetches.current) return true
-    const now = this.#settings.clock.now()
-    const verdict = this.#rejections.refused(current, { expired: this.expired, status, now })
+    const verdict = this.#rejections.refused(current, this.expired, status, this.#timer.now)
     if (verdict === 'give-up') this.#report(new TokenRejectedError(this.#rejections.inARow))
+    // a refresh failed and its retry is armed: the request waits for it (prepare holds)
+    else if (this.#timer.failures) return true
     if (verdict !== 'refresh') return false
-    this.#fetches
-      .run(() =>
-        replacingFetch(
-          () => this.#fetch(),
-          // a token of the same second is the refused one again
-          () => this.#cdns.tokenOf(cdn) === current,
-          () => this.destroyed,
-          this.#settings.timers,
-        ),
-      )
-      .catch(() => undefined)
+    void this.#fetches.run(() =>
+      replacingFetch(
+        () => this.#fetch(),
+        // a token of the same second is the refused one again
+        () => this.#cdns.tokenOf(cdn) === current,
+        () => this.destroyed,
+        this.#settings.timers,
+      ),
+    )
     return true
   }
 
@@ -362,21 +363,19 @@ export class TokenRefresher extends RefresherEventTarget implements TokenPeer {
 
   /** A new record comes in (fetched or from a peer): hold it, announce it, plan the next. */
   #receive(record: TokenRecord): void {
-    const { clock, onTokenRefreshed } = this.#settings
-    this.#rejections.replaced(this.token, clock.now())
+    this.#rejections.replaced(this.token, this.#timer.now)
     this.#record = record
     void this.#cdns.follow(record)
     this.#server.take(record)
     this.refreshCount++
-    announceRecord(this, onTokenRefreshed, record)
+    announceRecord(this, this.#settings.onTokenRefreshed, record)
     this.#timer.renewed()
   }
 
   /** Refreshes now when the token is stale and the rate bound allows (no retry is pending). */
   #refreshIfStale(): Promise<TokenRecord> | undefined {
     if (this.destroyed || this.#refused) return undefined
-    if (this.#fetches.current) return this.#fetches.current
-    return this.#timer.due(this.stale) ? this.refresh() : undefined
+    return this.#fetches.current ?? (this.#timer.due(this.stale) ? this.refresh() : undefined)
   }
 
   /**
