@@ -81,7 +81,7 @@ describe('durableSessionStore and durableStreamStore when the object cannot answ
 
   it('say unavailable for a real stub whose object was reset, and pass on errors of its own code', async () => {
     const log = quietLog()
-    // a stub kept across a reset of its object is broken: workerd's own error, not `remote`
+    // a stub kept across a reset of its object is broken: workerd marks it `durableObjectReset`
     const name = `session:reset-${crypto.randomUUID()}`
     const kept = registry.getByName(name)
     await kept.revokedAt()
@@ -99,6 +99,12 @@ describe('durableSessionStore and durableStreamStore when the object cannot answ
     await expect(
       durableSessionStore(namespace).isRevoked({ sid: 'y', iat: 1, exp: 2 }),
     ).rejects.toThrow(TypeError)
+    // nor one on the caller's side (an argument that does not serialize, a binding to a class
+    // that is no DurableObject): no `remote`, no outage either, a 500 that shows it
+    state.failure = () => new TypeError('Could not serialize object of type "Function".')
+    await expect(
+      durableSessionStore(namespace).isRevoked({ sid: 'z', iat: 1, exp: 2 }),
+    ).rejects.toThrow('Could not serialize')
     // marked retryable or overloaded by the runtime, it is an outage again
     state.failure = () =>
       Object.assign(new Error('Durable Object is overloaded.'), { remote: true, overloaded: true })

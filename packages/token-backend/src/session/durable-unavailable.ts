@@ -6,15 +6,16 @@ let loggedAt = Number.NEGATIVE_INFINITY
 
 /**
  * Whether `error`, thrown by a call to a Durable Object, means the object could not answer (an
- * outage), rather than that its own code threw. The runtime marks the latter `remote` (a bug, a
- * method the object lacks: a 500 that must be seen in the logs) and an outage `retryable` or
- * `overloaded` (an object reset by a deploy, a lost connection, an overloaded object); an error
- * without `remote` never reached the object's code (a broken stub).
+ * outage) rather than a bug. workerd says so itself: `retryable` (a lost connection, an object
+ * reset by a deploy while the call ran), `overloaded`, `durableObjectReset` (a stub kept across a
+ * reset of its object). Anything else is a bug to see as a 500: an error of the object's own code
+ * (`remote`), a method it lacks, an argument that does not serialize, a binding to a class that
+ * is no `DurableObject`; as an "outage" it would be a 503 for every viewer, for ever.
  */
 function isOutage(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return true
-  const { remote, retryable, overloaded } = error as Record<string, unknown>
-  return remote !== true || retryable === true || overloaded === true
+  if (typeof error !== 'object' || error === null) return false
+  const { retryable, overloaded, durableObjectReset } = error as Record<string, unknown>
+  return retryable === true || overloaded === true || durableObjectReset === true
 }
 
 /**
@@ -22,8 +23,8 @@ function isOutage(error: unknown): boolean {
  * {@link StoreUnavailableError}, as the Redis stores do: the app then fails closed (a JSON 503 with
  * `Retry-After`) and lets the sessions and streams this isolate saw active play through it
  * (`cachedSessionStore`, the stream gate), instead of a 500 for every playing viewer while the
- * object restarts. The outage is logged once a minute per isolate (the 503 sends no detail); an
- * error of the object's own code is thrown as it is.
+ * object restarts. The outage is logged once a minute per isolate (the 503 sends no detail); any
+ * other error (the object's own code, a call that cannot be made) is thrown as it is.
  *
  * @example
  * ```ts
