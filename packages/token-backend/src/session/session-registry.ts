@@ -1,5 +1,4 @@
 import { DurableObject } from 'cloudflare:workers'
-import { LATEST_LEASE_MS } from '../streams/durable-stream-store.ts'
 import * as ledger from '../streams/stream-ledger.ts'
 
 /**
@@ -90,7 +89,7 @@ export class SessionRegistry extends DurableObject {
   async #keepUntil(untilSeconds: number) {
     // workerd takes no alarm after 2189 and throws after the write: a record written before
     // leases were capped (LATEST_LEASE_MS) would fail every later write of its viewer
-    const until = Math.min((untilSeconds + 60) * 1000, LATEST_LEASE_MS + 60_000)
+    const until = Math.min((untilSeconds + 60) * 1000, ledger.LATEST_LEASE_MS + 60_000)
     const alarm = await this.ctx.storage.getAlarm()
     if (alarm === null || alarm < until) await this.ctx.storage.setAlarm(until)
   }

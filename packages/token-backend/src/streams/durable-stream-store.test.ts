@@ -2,8 +2,8 @@ import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { asViewer, STREAM_ADMIN, streamApp } from '../../test/streams.ts'
 import type { SessionRegistry } from '../session/session-registry.ts'
-import { durableStreamStore, LATEST_LEASE_MS } from './durable-stream-store.ts'
-import type { StreamRequest } from './stream-ledger.ts'
+import { durableStreamStore } from './durable-stream-store.ts'
+import { LATEST_LEASE_MS, type StreamRequest } from './stream-ledger.ts'
 import { describeStreamStore } from './stream-store-conformance.test-suite.ts'
 
 // The SessionRegistry Durable Object of test/wrangler.test.jsonc, in workerd. Every store over

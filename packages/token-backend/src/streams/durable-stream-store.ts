@@ -1,5 +1,10 @@
 import { askDurableObject } from '../session/durable-unavailable.ts'
-import type { StreamLease, StreamRequest, StreamVerdict } from './stream-ledger.ts'
+import {
+  LATEST_LEASE_MS,
+  type StreamLease,
+  type StreamRequest,
+  type StreamVerdict,
+} from './stream-ledger.ts'
 import type { StreamStore } from './stream-store.ts'
 
 /** The RPC surface of `SessionRegistry` the stream store uses (no `cloudflare:workers` import). */
@@ -13,17 +18,6 @@ export interface StreamRegistryStub {
 export interface StreamRegistryNamespace {
   getByName(name: string): StreamRegistryStub
 }
-
-/**
- * The latest time (Unix ms) a lease is kept until in the Durable Object. Its alarm, which deletes
- * the viewer's record a minute after the last lease, refuses a date that far ahead ("This API
- * doesn't support dates after 2189"), and it is set after the lease is written: the request was
- * a 500, the record was never deleted, and every later write of that viewer failed the same way.
- * A token lane lease may ask for more (an absolute `expire` far ahead, no `MAX_EXPIRE_SECONDS`):
- * until 2188 is as good as forever for it. A year before the limit, so the alarm's minute and
- * rounding stay far inside it.
- */
-export const LATEST_LEASE_MS = Date.UTC(2188, 0, 1)
 
 /** `request` with its lease times no later than {@link LATEST_LEASE_MS} (itself when they are). */
 function withinAlarmRange(request: StreamRequest): StreamRequest {

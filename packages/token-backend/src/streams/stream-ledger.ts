@@ -111,6 +111,17 @@ export const MOST_EVICTIONS_REMEMBERED = 64
  */
 export const MOST_LOGGED_OVER_LIMIT = 64
 
+/**
+ * The latest time (Unix ms) a lease is kept until in the Durable Object. Its alarm, which deletes
+ * the viewer's record a minute after the last lease, refuses a date that far ahead ("This API
+ * doesn't support dates after 2189"), and it is set after the lease is written: the request was
+ * a 500, the record was never deleted, and every later write of that viewer failed the same way.
+ * A token lane lease may ask for more (an absolute `expire` far ahead, no `MAX_EXPIRE_SECONDS`):
+ * until 2188 is as good as forever for it. A year before the limit, so the alarm's minute and
+ * rounding stay far inside it.
+ */
+export const LATEST_LEASE_MS = Date.UTC(2188, 0, 1)
+
 /** A viewer with nothing recorded. */
 export const NO_STREAMS: ViewerStreams = Object.freeze({ streams: [], ended: [] })
 
