@@ -118,7 +118,12 @@ export class PageQuestions {
     slot: Slot,
     question: OwnerQuestion,
     clientId: string,
-    timeoutMs = this.#options.refreshTimeoutMs,
+    // a recover (the one question with a status) of a valid token whose refresh failed: the
+    // page holds it for the retry as it holds an expired one's request (which `fresh` held
+    // already), and is given as long
+    timeoutMs = question.status && this.#options.now() < (slot.entry.expiresAt ?? 0)
+      ? OUTAGE_ASK_MS
+      : this.#options.refreshTimeoutMs,
   ): Promise<Slot | undefined> {
     const preparing = question.kind === 'token-refresh:prepare'
     if (preparing && slot.asking) return slot.asking

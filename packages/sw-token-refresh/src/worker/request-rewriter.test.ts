@@ -182,22 +182,6 @@ describe('RequestRewriter', () => {
     },
   )
 
-  it('a request aborted while the page recovers its token is not sent again', async () => {
-    const refresher = await world.page('tab-1').open('12345_demo')
-    world.cdn.revoke('tok0001plain')
-    const aborting = new AbortController()
-    const push = world.cdn.sent.push.bind(world.cdn.sent)
-    world.cdn.sent.push = (...sent) => {
-      aborting.abort() // the player gives up on it as the 410 comes back
-      return push(...sent)
-    }
-    const result = await play(new URL('v0/seg_000.ts', refresher.url).href, 'tab-1', {
-      signal: aborting.signal,
-    }).catch((error: unknown) => error)
-    expect(result).toMatchObject({ name: 'AbortError' })
-    expect(world.cdn.sent).toHaveLength(1)
-  })
-
   it('never loops when the CDN rejects every token: one retry, then the 403', async () => {
     const refresher = await world.page('tab-1').open('12345_demo')
     world.cdn.rejectAll()
