@@ -45,6 +45,37 @@ test('Chromium plays VOD and live on a session URL with no package, past 3 leaf 
   }
 })
 
+test('the native protection on a session (protectNativePlayback, mode session) puts the element in CORS mode itself: Chromium plays it past 3 leaf lifetimes', async ({
+  page,
+}) => {
+  // the demo's native <video> has no crossorigin attribute, as a page's may not: the package
+  // must set it when it gives the element a session URL (auto mode's fallback does the same)
+  const video = uniqueVideo('native-session')
+  await page.goto(
+    demoUrl({ player: 'native', type: 'vod', mode: 'session', video, tokenUrl: tokenUrl('nginx') }),
+  )
+  await waitForPlayback(page, 'native')
+  const run = await watchPlayback(page, 'native', 3 * LEAF_MS + 5000)
+  const state = await page.evaluate(() => {
+    const element = document.querySelector('#native video') as HTMLVideoElement
+    return {
+      crossOrigin: element.crossOrigin,
+      src: element.currentSrc,
+      error: element.error?.code ?? null,
+    }
+  })
+  const seen = cdnRequests(video)
+  await test.info().attach('native-session.json', {
+    body: JSON.stringify({ run, state, seen }, null, 2),
+  })
+  expect(state.crossOrigin, 'the package set CORS mode for the redirects').toBe('anonymous')
+  expect(new URL(state.src).pathname).toMatch(new RegExp(`^/s/${video}/`))
+  expect(state.error, 'a media error: the redirect to the CDN was refused').toBeNull()
+  expect(run.longestStallMs).toBeLessThan(1000)
+  expect(run.advanced).toBeGreaterThan(3 * SESSION.leafSeconds)
+  expect([...new Set(seen.map((entry) => entry.status))]).toEqual([200])
+})
+
 test('without crossorigin, Chromium cannot follow the session’s cross-origin redirect (what docs/sessions.md says)', async ({
   page,
 }) => {

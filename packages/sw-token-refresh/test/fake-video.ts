@@ -4,6 +4,7 @@
 /** The parts of a media element the swap uses, with playback simulated by hand. */
 export class FakeVideo extends EventTarget {
   src = ''
+  crossOrigin: string | null = null
   currentTime = 0
   paused = true
   readyState = 0

@@ -46,6 +46,8 @@ describe('protectNativePlayback, the session rung', () => {
       getSessionUrl,
     })
     expect(video.src).toBe(SESSION)
+    // the session's leaves redirect to the CDN: Chromium plays that only in CORS mode
+    expect(video.crossOrigin).toBe('anonymous')
     expect(protection.mode).toBe('session')
     await video.play()
     video.loaded()
@@ -67,6 +69,7 @@ describe('protectNativePlayback, the session rung', () => {
     await time.advance(18_000) // the first deadline
     await messages()
     expect(video.src).toBe(SESSION)
+    expect(video.crossOrigin).toBe('anonymous')
     video.loaded()
     expect(protection.mode).toBe('session')
     for (let i = 0; i < 6; i++) {
@@ -76,6 +79,17 @@ describe('protectNativePlayback, the session rung', () => {
     expect(refresher.refreshCount).toBeGreaterThanOrEqual(3)
     expect(video.src).toBe(SESSION)
     expect(protection.swaps).toMatchObject([{ reason: 'session' }])
+  })
+
+  it("keeps the page's own CORS mode (use-credentials) when it switches to the session", async () => {
+    const refresher = await page.open('12345_demo')
+    video.crossOrigin = 'use-credentials'
+    await protectNativePlayback(element(), refresher, {
+      ...clocked(),
+      getSessionUrl: async () => SESSION,
+    })
+    expect(video.src).toBe(SESSION)
+    expect(video.crossOrigin).toBe('use-credentials')
   })
 
   it('a session that fails (revoked, ended) is not revived with a token URL', async () => {

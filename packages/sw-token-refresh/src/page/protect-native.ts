@@ -75,7 +75,10 @@ export async function protectNativePlayback(
   if (mode === 'session' || (mode === 'auto' && getSessionUrl && !options.worker)) {
     if (!getSessionUrl) throw new Error('mode "session" needs getSessionUrl')
     // nothing else will protect this element: the session from the first request on
-    video.src = await getSessionUrl()
+    const url = await getSessionUrl()
+    // CORS mode for the redirects to the CDN (see SourceSwap's switch to a session)
+    video.crossOrigin ??= 'anonymous'
+    video.src = url
     return { mode: 'session', swaps: [], destroy() {} }
   }
   let connection: TokenRefreshWorker | undefined

@@ -220,6 +220,10 @@ export class SourceSwap extends EventTarget {
     if (url === undefined) return this.#swap('refresh')
     this.#replaced = true
     this.#refresher.removeEventListener('tokenrefreshed', this.#onRefresh)
+    // a session's leaves redirect to the CDN, another origin: Chromium plays a media element's
+    // cross-origin redirect only in CORS mode (else a media error, no frame); the page's own
+    // mode is kept
+    this.#video.crossOrigin ??= 'anonymous'
     this.#swap('session', url)
   }
 
