@@ -1,7 +1,6 @@
 import { fakeTime } from '@proj/token-refresh/testing'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { fakeWorld, mediaRequest } from '../../test/harness.ts'
-import { memoryStore } from './record-store.ts'
 
 let time: ReturnType<typeof fakeTime>
 let world: ReturnType<typeof fakeWorld>
