@@ -193,7 +193,10 @@ describe('src/node.ts', () => {
 
   it.each([
     [{ CDN_DOMAIN: '' }, 'CDN_DOMAIN is required: it must be a host name, optionally with :port'],
-    [{ SECRET_KEY: '' }, 'SECRET_KEY is required: it must be set'],
+    [
+      { SECRET_KEY: '' },
+      'SECRET_KEY is required: it must be set, without spaces or line breaks at either end',
+    ],
     [{ INSTANCES: 'many' }, 'INSTANCES must be a whole number of instances, 1 or more'],
   ])(
     'refuses to start on %j: one line naming it, never the secret, exit 2',
