@@ -159,3 +159,28 @@ export function mediaRequest(
     ? Object.defineProperty(request, 'destination', { value: destination })
     : request
 }
+
+/**
+ * Plays `url` through the world's worker as `clientId`'s media request: what the worker answers,
+ * and the URLs it really sent (`path status`). `world` is read at each call (tests make a new one
+ * per test).
+ */
+export const player =
+  (world: () => ReturnType<typeof fakeWorld>) =>
+  async (
+    url: string,
+    clientId = 'tab-1',
+    init?: RequestInit,
+    destination: RequestDestination = '',
+  ) => {
+    const { cdn, worker } = world()
+    const before = cdn.sent.length
+    const pending = worker.handle(mediaRequest(url, init, destination), clientId)
+    const response = await pending
+    return {
+      handled: pending !== undefined,
+      status: response?.status,
+      sent: cdn.sent.slice(before).map((entry) => `${new URL(entry.url).pathname} ${entry.status}`),
+      init: cdn.sent.at(-1)?.init,
+    }
+  }

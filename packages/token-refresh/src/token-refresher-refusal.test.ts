@@ -149,15 +149,7 @@ describe('a refused token whose refresh failed', () => {
 describe('a CDN whose clock is ahead of the token backend’s (the backend’s Date cannot tell)', () => {
   /** Ten minutes of a player asking for a segment every 2 s; the CDN answers 410 once expired on its clock. */
   async function play(aheadS: number, lifetime: number) {
-    const time = fakeTime()
-    const backend = fakeTokenBackend({ clock: time.clock, lifetime })
-    const errors: unknown[] = []
-    const refresher = await TokenRefresher.create({
-      ...testRefreshOptions(time, backend.getToken),
-      refreshLeadSeconds: lifetime / 4,
-      random: () => 0.5,
-      onError: (error) => errors.push(error),
-    })
+    const { time, backend, refresher, errors } = await setup(lifetime)
     const cdnNow = () => time.clock.now() + aheadS * 1000
     let played = 0
     for (let t = 0; t < 600_000; t += 2000) {

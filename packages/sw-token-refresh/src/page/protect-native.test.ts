@@ -35,6 +35,19 @@ const playThroughWorker = async (url: string, destination: RequestDestination = 
   expect((await response)?.status).toBe(200)
 }
 
+/** Auto mode with the worker, which moved one of the element's own requests (its first URL). */
+const seenByWorker = async () => {
+  const refresher = await page.open('12345_demo')
+  const first = refresher.url
+  const protection = await protectNativePlayback(element(), refresher, {
+    ...clocked(),
+    worker: page.connection,
+  })
+  await time.advance(0)
+  await playThroughWorker(first)
+  return { refresher, first, protection }
+}
+
 describe('protectNativePlayback, the session rung', () => {
   const SESSION = 'https://tokens.example.com/s/demo/eyJhbGciOiJIUzI1NiJ9.e30.sig/master.m3u8'
 
@@ -138,14 +151,7 @@ describe('protectNativePlayback, auto', () => {
   })
 
   it('the worker was seen moving the element’s media: no swap at any expiry, ever', async () => {
-    const refresher = await page.open('12345_demo')
-    const first = refresher.url
-    const protection = await protectNativePlayback(element(), refresher, {
-      ...clocked(),
-      worker: page.connection,
-    })
-    await time.advance(0)
-    await playThroughWorker(first)
+    const { refresher, first, protection } = await seenByWorker()
     for (let i = 0; i < 7; i++) {
       await time.advance(10_000) // 4 refreshes, each past its deadline
       await messages()
@@ -157,14 +163,8 @@ describe('protectNativePlayback, auto', () => {
   })
 
   it('a worker the browser stopped during a long pause still knows it moved the element’s media: no swap when played again', async () => {
-    const refresher = await page.open('12345_demo')
-    const first = refresher.url
-    const protection = await protectNativePlayback(element(), refresher, {
-      ...clocked(),
-      worker: page.connection,
-    })
-    await time.advance(0)
-    await playThroughWorker(first) // seen by this worker, not asked yet (no swap was due)
+    // seen by this worker, not asked yet (no swap was due)
+    const { refresher, first, protection } = await seenByWorker()
     await time.advance(5000)
     video.paused = true
     video.dispatchEvent(new Event('pause'))

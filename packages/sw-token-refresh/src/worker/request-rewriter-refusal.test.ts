@@ -1,6 +1,6 @@
 import { fakeTime } from '@proj/token-refresh/testing'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { fakeWorld, mediaRequest } from '../../test/harness.ts'
+import { fakeWorld, player } from '../../test/harness.ts'
 
 let time: ReturnType<typeof fakeTime>
 let world: ReturnType<typeof fakeWorld>
@@ -14,24 +14,7 @@ beforeEach(() => {
 // `recover`): what it sends again, and how long it waits for the page's answer.
 
 /** What the worker answers for `url`, and the URLs it really sent. */
-const play = async (
-  url: string,
-  clientId = 'tab-1',
-  init?: RequestInit,
-  destination: RequestDestination = '',
-) => {
-  const before = world.cdn.sent.length
-  const pending = world.worker.handle(mediaRequest(url, init, destination), clientId)
-  const response = await pending
-  return {
-    handled: pending !== undefined,
-    status: response?.status,
-    sent: world.cdn.sent
-      .slice(before)
-      .map((entry) => `${new URL(entry.url).pathname} ${entry.status}`),
-    init: world.cdn.sent.at(-1)?.init,
-  }
-}
+const play = player(() => world)
 
 describe('RequestRewriter: a refused token', () => {
   it('a request aborted while the page recovers its token is not sent again', async () => {

@@ -1,6 +1,6 @@
 import { fakeTime } from '@proj/token-refresh/testing'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { fakeWorld, mediaRequest } from '../../test/harness.ts'
+import { fakeWorld, mediaRequest, player } from '../../test/harness.ts'
 import { memoryStore } from './record-store.ts'
 
 let time: ReturnType<typeof fakeTime>
@@ -12,24 +12,7 @@ beforeEach(() => {
 })
 
 /** What the worker answers for `url`, and the URLs it really sent. */
-const play = async (
-  url: string,
-  clientId = 'tab-1',
-  init?: RequestInit,
-  destination: RequestDestination = '',
-) => {
-  const before = world.cdn.sent.length
-  const pending = world.worker.handle(mediaRequest(url, init, destination), clientId)
-  const response = await pending
-  return {
-    handled: pending !== undefined,
-    status: response?.status,
-    sent: world.cdn.sent
-      .slice(before)
-      .map((entry) => `${new URL(entry.url).pathname} ${entry.status}`),
-    init: world.cdn.sent.at(-1)?.init,
-  }
-}
+const play = player(() => world)
 
 describe('RequestRewriter', () => {
   it('moves a request resolved under an older token onto the current pair, keeping Range', async () => {
