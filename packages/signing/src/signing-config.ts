@@ -189,9 +189,10 @@ const scheme = textRule(
   'must be "https" or "http"',
 )
 /**
- * A rule for a CDN secret: any text but one with whitespace at either end. Pasted with its line
- * break (`echo … | wrangler secret put`) or a stray space, it would sign every token with it and
- * the CDN would refuse them all (403), far from here; refused here, where it is named.
+ * A rule for a CDN secret: any text but one with whitespace at either end. Kept with its line
+ * break (a Kubernetes secret encoded with `echo … | base64`) or a pasted space, it would sign
+ * every token with it and the CDN would refuse them all (403), far from here; refused here, where
+ * it is named.
  *
  * @example
  * ```ts
