@@ -28,13 +28,12 @@ export interface SessionRegistryNamespace {
  * ```
  */
 export function durableSessionStore(registry: SessionRegistryNamespace): SessionStore {
-  // the stub outside the call: a binding that is no Durable Object namespace throws here, a
-  // misconfiguration (500), not an outage
-  const object = (name: string) => {
-    const stub = registry.getByName(name)
-    return <T>(call: (stub: SessionRegistryStub) => Promise<T>) =>
-      askDurableObject(() => call(stub))
-  }
+  // workerd's outage marks decide (askDurableObject): a binding that is no namespace still throws
+  // a plain TypeError, a 500
+  const object =
+    (name: string) =>
+    <T>(call: (stub: SessionRegistryStub) => Promise<T>) =>
+      askDurableObject(() => call(registry.getByName(name)))
   return {
     admitNetwork: (session, network, max) =>
       object(`session:${session.sid}`)((stub) => stub.admit(network, max, session.exp)),

@@ -43,13 +43,12 @@ function withinAlarmRange(request: StreamRequest): StreamRequest {
  * ```
  */
 export function durableStreamStore(registry: StreamRegistryNamespace): StreamStore {
-  // the stub outside the call: a binding that is no Durable Object namespace throws here, a
-  // misconfiguration (500), not an outage
-  const viewer = (sub: string) => {
-    const stub = registry.getByName(`viewer:${sub}`)
-    return <T>(call: (viewer: StreamRegistryStub) => Promise<T>) =>
-      askDurableObject(() => call(stub))
-  }
+  // workerd's outage marks decide (askDurableObject): a binding that is no namespace still throws
+  // a plain TypeError, a 500
+  const viewer =
+    (sub: string) =>
+    <T>(call: (viewer: StreamRegistryStub) => Promise<T>) =>
+      askDurableObject(() => call(registry.getByName(`viewer:${sub}`)))
   return {
     admit: (sub, request) => viewer(sub)((stub) => stub.admitStream(withinAlarmRange(request))),
     list: (sub, nowMs) => viewer(sub)((stub) => stub.activeStreams(nowMs)),
