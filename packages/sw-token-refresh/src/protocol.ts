@@ -17,7 +17,7 @@ export interface RecordEntry {
    * With several CDNs (`record.cdns`): the page's time to first byte after which the worker
    * gives up an attempt and sends it to the next CDN (ms; `refresher.cdnTimeoutMs`).
    */
-  cdnTimeoutMs?: number
+  cdnTimeoutMs?: number | undefined
 }
 
 /** Page → worker. */
@@ -92,9 +92,6 @@ export function ask<T>(
 
 /** Whether `data` is one of this protocol's messages (other code may talk to the same worker). */
 export function isProtocolMessage(data: unknown): data is PageMessage | WorkerQuestion {
-  return (
-    typeof data === 'object' &&
-    data !== null &&
-    String((data as { kind?: unknown }).kind).startsWith('token-refresh:')
-  )
+  // a primitive has no `kind` either (a string's is `undefined`): no type check needed
+  return String((data as { kind?: unknown } | null)?.kind).startsWith('token-refresh:')
 }

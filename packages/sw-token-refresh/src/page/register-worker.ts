@@ -49,8 +49,9 @@ const controlled = (container: WorkerContainer, timeoutMs: number) =>
 export function registerTokenRefreshWorker(
   options: RegisterOptions = {},
 ): Promise<TokenRefreshWorker> {
-  const container =
-    options.container ?? (typeof navigator === 'undefined' ? undefined : navigator.serviceWorker)
+  // no navigator at all outside browsers (server-side rendering)
+  const container: ServiceWorkerContainer | undefined =
+    options.container ?? globalThis.navigator?.serviceWorker
   if (!container)
     return Promise.reject(
       new ServiceWorkerUnavailableError(

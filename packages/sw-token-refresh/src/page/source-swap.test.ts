@@ -78,6 +78,23 @@ describe('SourceSwap', () => {
     ])
   })
 
+  it('a swap the element fails on takes no later playback as its own', async () => {
+    await playing(10)
+    await advance(18_000) // the deadline: switched to token 2, not playing yet
+    expect(swap.swaps).toEqual([])
+    const onSwap = vi.fn()
+    swap.addEventListener('swap', onSwap)
+    video.error = { code: 2 }
+    video.dispatchEvent(new Event('error')) // the new URL fails: that swap never plays
+    await advance(0) // recovered: a swap of its own
+    expect(video.src).toContain('/tok0003plain/')
+    monotonic += 300
+    video.error = null
+    video.loaded()
+    expect(swap.swaps).toEqual([{ reason: 'rejected', live: false, gapMs: 300, driftSeconds: 0 }])
+    expect(onSwap).toHaveBeenCalledTimes(1) // the failed swap's listeners take no later playback
+  })
+
   it('swaps by the margin before expiry when nothing stalls', async () => {
     await playing(10)
     await advance(14_000)

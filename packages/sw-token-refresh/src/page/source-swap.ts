@@ -84,7 +84,7 @@ const MAX_OUTAGE_WAITS = 20
  * ```
  */
 export class SourceSwap extends EventTarget {
-  /** Every swap so far, in order. */
+  /** Every swap so far that played (paused: loaded), in order. */
   readonly swaps: SwapMeasurement[] = []
   #video: HTMLMediaElement
   #refresher: TokenRefresher
@@ -95,6 +95,8 @@ export class SourceSwap extends EventTarget {
   #expiresAt = Number.POSITIVE_INFINITY
   #due = false
   #swapping = false
+  /** Which swap is the current one: the element's events cannot tell. */
+  #swapCount = 0
   #timer: TimerHandle | undefined
   #clock: Clock
   #timers: Timers
@@ -320,7 +322,10 @@ export class SourceSwap extends EventTarget {
     if (!saved.live) video.currentTime = saved.time
     video.defaultPlaybackRate = saved.rate
     video.playbackRate = saved.rate
+    const swap = ++this.#swapCount
     const finish = (gapMs: number) => {
+      // a failed swap's listeners are still there at a later playback: not theirs
+      if (!this.#swapping || swap !== this.#swapCount) return
       this.#swapping = false
       this.#rejections = 0
       const measurement: SwapMeasurement = {

@@ -19,7 +19,7 @@ const entryOf = (refresher: TokenRefresher): RecordEntry => ({
   ipBound: refresher.ipBound,
   staleAt: refresher.staleAt,
   expiresAt: refresher.expiresAt,
-  ...(refresher.cdnTimeoutMs !== undefined && { cdnTimeoutMs: refresher.cdnTimeoutMs }),
+  cdnTimeoutMs: refresher.cdnTimeoutMs,
 })
 
 /**

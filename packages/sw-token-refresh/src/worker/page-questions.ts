@@ -68,12 +68,15 @@ export class PageQuestions {
   async records(url: string, clientId: string): Promise<Slot | undefined> {
     if (this.#slots.isUnowned(url)) return undefined
     const { clients, askTimeoutMs } = this.#options
+    const pages = await clients.matchAll()
+    const idOf = (page: MessageTarget) => (page as { id?: string }).id ?? ''
+    // every open page: the worker learns here which tabs are gone
+    this.#slots.open(pages.map(idOf))
     // every page at once, each record taken as its answer comes
     await Promise.all(
-      (await clients.matchAll()).map(async (page) => {
+      pages.map(async (page) => {
         const answer = await ask<Answer>(page, { kind: 'token-refresh:records' }, askTimeoutMs)
-        for (const entry of answer?.entries ?? [])
-          this.#slots.accept(entry, (page as { id?: string }).id ?? '')
+        for (const entry of answer?.entries ?? []) this.#slots.accept(entry, idOf(page))
       }),
     )
     const found = this.#slots.find(url, clientId)

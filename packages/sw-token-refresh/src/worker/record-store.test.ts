@@ -24,6 +24,24 @@ describe('cacheStore', () => {
     expect(loaded).toEqual([])
   })
 
+  it.each([
+    ['match', { match: () => new Promise<never>(() => undefined) }],
+    ['json', { match: async () => ({ json: () => new Promise<never>(() => undefined) }) }],
+  ])('a cache whose %s never answers: the same one second for the whole read', async (_, cache) => {
+    vi.useFakeTimers()
+    let loaded: unknown
+    const storage = { open: async () => cache } as unknown as CacheStorage
+    void cacheStore('state', storage)
+      .load()
+      .then((entries) => {
+        loaded = entries
+      })
+    await vi.advanceTimersByTimeAsync(999)
+    expect(loaded).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(1)
+    expect(loaded).toEqual([])
+  })
+
   it('a Cache Storage that refuses (storage full, private mode): nothing, and nothing thrown', async () => {
     const refusing = {
       open: async () => {

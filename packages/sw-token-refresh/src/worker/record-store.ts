@@ -35,15 +35,13 @@ export function cacheStore(
 ): RecordStore {
   return {
     async load() {
-      try {
-        // a Cache Storage that never answers (it happens) must not hold the worker for good
-        const timeout = new Promise<undefined>((resolve) => setTimeout(resolve, 1000))
-        const cache = await Promise.race([storage.open(name), timeout])
-        const entries: unknown = await (await cache?.match(STATE_URL))?.json()
-        return Array.isArray(entries) ? (entries as StoredEntry[]) : []
-      } catch {
-        return []
-      }
+      // a Cache Storage that never answers (it happens: at the open, the match or the read)
+      // must not hold the worker for good: one deadline for the whole read
+      const entries: unknown = await Promise.race([
+        (async () => (await (await storage.open(name)).match(STATE_URL))?.json())(),
+        new Promise((resolve) => setTimeout(resolve, 1000)),
+      ]).catch(() => undefined)
+      return Array.isArray(entries) ? (entries as StoredEntry[]) : []
     },
     async save(entries) {
       try {

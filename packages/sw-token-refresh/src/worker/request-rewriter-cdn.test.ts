@@ -144,6 +144,23 @@ describe('RequestRewriter with two CDNs', () => {
     expect(cdns.sent.slice(1)).toEqual(['GET a tok0001aplain cors', 'GET b tok0001bplain 200'])
   })
 
+  it('on the last CDN, an error page without CORS headers reaches the element as its plain fetch would', async () => {
+    cdns.faults.a = 503
+    await play('v0/seg_000.ts') // a answered in cors mode (a 503), b too (200)
+    cdns.faults.a = undefined
+    await time.advance(20_000) // the probe brings the video back to a
+    cdns.faults.a = 'no-cors-headers'
+    cdns.faults.b = 'no-cors-headers'
+    const response = await play()
+    // b, the last CDN, in the element's own mode: the opaque answer, not a network error
+    expect(response).toMatchObject({ type: 'opaque', status: 0 })
+    expect(cdns.sent.slice(-3)).toEqual([
+      'GET a tok0001aplain cors',
+      'GET b tok0001bplain cors',
+      'GET b tok0001bplain no-cors',
+    ])
+  })
+
   it('moves on after a network error too', async () => {
     cdns.faults.a = 'network'
     expect((await play()).status).toBe(200)

@@ -356,6 +356,32 @@ describe('RequestRewriter', () => {
     expect(answer).toMatchObject({ status: 200, sent: [`${new URL(url).pathname} 200`] })
   })
 
+  it('drops what it kept of a tab that forgot a video once that tab is gone', async () => {
+    const first = world.page('tab-1')
+    const a = await first.open('12345_demo')
+    await time.advance(1000)
+    await world.page('tab-2').open('12345_demo') // the newer record: tab-2 owns the video
+    first.connection.destroy() // tab-1 forgets it: its requests are left alone from now on
+    await play(new URL('v0/seg_000.ts', a.url).href, 'tab-2')
+    const seen = async (clientId: string) => {
+      let answer: unknown
+      const port = {
+        postMessage: (message: unknown) => {
+          answer = message
+        },
+      }
+      const message = { kind: 'token-refresh:seen', url: a.url } as const
+      await world.worker.receive(message, clientId, port as unknown as MessagePort)
+      return answer
+    }
+    expect(await seen('tab-1')).toEqual({ playlists: 0, media: 0, element: 0 })
+    world.pages.delete('tab-1') // closed
+    // a request of a video the worker does not know: it asks every open page which it holds
+    await play('https://cdn.test/videos/12345_other/abcdefgh/1795348800/master.m3u8', 'tab-2')
+    // nothing of tab-1 is kept: its id finds the video like any other page's
+    expect(await seen('tab-1')).toEqual({ playlists: 0, media: 1, element: 0 })
+  })
+
   it('a tab that closes forgets its own record only: another tab of the video keeps playing', async () => {
     const first = world.page('tab-1')
     const a = await first.open('12345_demo')

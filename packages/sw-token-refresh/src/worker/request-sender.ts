@@ -45,7 +45,7 @@ export class RequestSender {
     for (let url = attempt.send(); ; url = attempt.send()) {
       let response: Response
       try {
-        response = await this.#watched(request, url, attempt)
+        response = await this.#send(request, url, attempt)
       } catch (error) {
         // no answer (or none in time, which the attempt already judged): the CDN's, when it says
         if (request.signal.aborted || attempt.failed(0) !== 'resend') throw error
@@ -69,20 +69,29 @@ export class RequestSender {
 
   /** Whether a CDN serves `url` again: a `HEAD` in `cors` mode, not cached, until `signal`. */
   async probe(url: string, signal: AbortSignal): Promise<boolean> {
-    const head = new Request(url, { method: 'HEAD', mode: 'cors', cache: 'no-store' })
-    return (await this.send(head, url, signal)).ok
+    return (await this.#fetch(url, { method: 'HEAD', mode: 'cors', cache: 'no-store', signal })).ok
   }
 
   /**
-   * Sends `request` to `url` (see {@link RequestSender}: its mode, or `cors`). Without
-   * `fallback` (another CDN can take it) a cors failure of an origin that has CORS is thrown.
+   * Sends `request` to `url` (see {@link RequestSender}: its mode, or `cors`), its first byte
+   * bounded by the attempt (several CDNs): a sending the attempt gives to another CDN is aborted
+   * (a TimeoutError), as is one the player aborts. A cors failure of an origin that has CORS is
+   * thrown when `attempt` gives the request to another CDN; with none left (or one CDN) the
+   * request goes again in its own mode: the element gets what its own request would have got
+   * (the attempt keeps its answer for {@link attempt}'s catch).
    */
-  async send(
-    request: Request,
-    url: string,
-    signal = request.signal,
-    fallback = true,
-  ): Promise<Response> {
+  async #send(request: Request, url: string, attempt: CdnAttempt): Promise<Response> {
+    // aborted while the page recovered its token: its listener below would never be called
+    request.signal.throwIfAborted()
+    const controller = new AbortController()
+    const { signal } = controller
+    const follow = () => controller.abort(request.signal.reason)
+    request.signal.addEventListener('abort', follow, { once: true })
+    // fetch resolves with the headers: until then, no first byte
+    attempt.watch(
+      () => false,
+      () => controller.abort(new DOMException('no first byte in time', 'TimeoutError')),
+    )
     const origin = new URL(url).origin
     const own: RequestInit = {
       method: request.method,
@@ -93,41 +102,36 @@ export class RequestSender {
       signal,
       ...(request.cache === 'only-if-cached' ? {} : { cache: request.cache }),
     }
-    if (own.mode !== 'no-cors' || this.#cors.get(origin) === false) return this.#fetch(url, own)
     try {
-      // ACAO: * (what CDNs send) does not allow cookies; tokens carry the authorisation.
-      const response = await this.#fetch(url, { ...own, mode: 'cors', credentials: 'same-origin' })
-      this.#cors.set(origin, true)
-      return response
-    } catch (error) {
-      if (signal.aborted || (!fallback && this.#cors.get(origin))) throw error
-      const response = await this.#fetch(url, own)
-      // one failure of a CDN that has CORS (a connection lost, an error page without its
-      // headers) must not leave its 403/410 unseen for the worker's life
-      this.#cors.set(origin, !!this.#cors.get(origin))
-      return response
-    }
-  }
-
-  /**
-   * {@link send}, its first byte bounded by the attempt (several CDNs): a sending the attempt
-   * gives to another CDN is aborted (a TimeoutError), as is one the player aborts.
-   */
-  async #watched(request: Request, url: string, attempt: CdnAttempt): Promise<Response> {
-    // aborted while the page recovered its token: its listener below would never be called
-    request.signal.throwIfAborted()
-    const controller = new AbortController()
-    const follow = () => controller.abort(request.signal.reason)
-    request.signal.addEventListener('abort', follow, { once: true })
-    // fetch resolves with the headers: until then, no first byte
-    attempt.watch(
-      () => false,
-      () => controller.abort(new DOMException('no first byte in time', 'TimeoutError')),
-    )
-    try {
-      // several CDNs: a CDN with CORS that answers without it failed (an error page), the next
-      // one takes the request
-      return await this.send(request, url, controller.signal, attempt.timeoutMs === undefined)
+      if (own.mode !== 'no-cors' || this.#cors.get(origin) === false)
+        return await this.#fetch(url, own)
+      try {
+        // ACAO: * (what CDNs send) does not allow cookies; tokens carry the authorisation.
+        const response = await this.#fetch(url, {
+          ...own,
+          mode: 'cors',
+          credentials: 'same-origin',
+        })
+        this.#cors.set(origin, true)
+        return response
+      } catch (error) {
+        // several CDNs: a CDN with CORS that answers without it failed (an error page), the
+        // next one takes the request; on the last one (nothing left to fail over to) the
+        // element's own request is the better answer than a network error. One CDN (no
+        // timeout): the attempt is not asked here, its answer is for the response below.
+        if (
+          signal.aborted ||
+          (attempt.timeoutMs !== undefined &&
+            this.#cors.get(origin) &&
+            attempt.failed(0) === 'resend')
+        )
+          throw error
+        const response = await this.#fetch(url, own)
+        // one failure of a CDN that has CORS (a connection lost, an error page without its
+        // headers) must not leave its 403/410 unseen for the worker's life
+        this.#cors.set(origin, !!this.#cors.get(origin))
+        return response
+      }
     } finally {
       attempt.end()
       request.signal.removeEventListener('abort', follow)

@@ -156,6 +156,15 @@ export class VideoSlots {
       }
   }
 
+  /**
+   * The pages open now, `ids` (every one: `clients.matchAll()`): what was kept of the tabs that
+   * forgot a video goes with the tabs that are gone (an id is never used again).
+   */
+  open(ids: string[]): void {
+    for (const left of this.#left)
+      if (!ids.some((id) => left.startsWith(`${id} `))) this.#left.delete(left)
+  }
+
   /** What the worker moved of `url`'s video (the asking page's slot first). */
   seen(url: string, clientId: string): Seen {
     return this.find(url, clientId)?.seen ?? { playlists: 0, media: 0, element: 0 }
