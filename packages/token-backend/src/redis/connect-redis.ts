@@ -48,7 +48,10 @@ export async function connectRedis(
  * an evicted revocation lets a revoked session play again, an evicted stream record forgets its
  * viewer's streams (the limit admits more), an evicted counter resets a rate limit. Nothing fails
  * meanwhile, so the operator hears it here, at start. A server that does not answer `INFO` (a
- * managed Redis that renames it) is not checked. `where` names a node of a cluster.
+ * managed Redis that renames it) is not checked; one that answers it a transient reply (`LOADING`
+ * its data set, `BUSY` with a script) is said so in one line of this start's own, not the stores'
+ * "answered 503" line: nothing was answered, and that line, once a minute, would then be spent.
+ * `where` names a node of a cluster.
  *
  * @example
  * ```ts
@@ -63,7 +66,11 @@ export async function warnIfEvicting(
 ): Promise<void> {
   let info: unknown
   try {
-    info = await redisCommand(client, ['INFO', 'memory'], timeoutMs)
+    const unchecked = (reply: string) =>
+      log(
+        `redis: ${reply.split('\n')[0]}${where && ` on ${where}`} at connect; maxmemory-policy not checked`,
+      )
+    info = await redisCommand(client, ['INFO', 'memory'], timeoutMs, unchecked)
   } catch {
     return // not ours to fail the start for: the stores' own commands decide that
   }

@@ -38,11 +38,32 @@ function reportTransient(reply: string): void {
   console.error(`redis: ${reply.split('\n')[0]} (answered 503; at most one such line a minute)`)
 }
 
+// The command behind each timeout error, still on its way: see lateReply.
+const stillPending = new WeakMap<StoreUnavailableError, Promise<unknown>>()
+
+/**
+ * What becomes of the command whose timeout `error` reports (undefined for any other error): its
+ * reply when Redis runs it after all (a stalled server reads its socket when it wakes), or
+ * node-redis' rejection: `AbortError` when it was still in the client's queue at the timeout (it
+ * was dropped unsent: it never runs), a connection error when it was written and the connection
+ * died before its reply (it may have run), an `ErrorReply` when Redis refused it.
+ *
+ * @example
+ * ```ts
+ * const late = error instanceof StoreUnavailableError ? lateReply(error) : undefined
+ * late?.then((reply) => console.log('it ran after all', reply), () => {})
+ * ```
+ */
+export function lateReply(error: StoreUnavailableError): Promise<unknown> | undefined {
+  return stillPending.get(error)
+}
+
 /**
  * Sends one command, bounded by `timeoutMs` whatever the client does meanwhile (an offline queue
  * or a reconnect loop would otherwise hold the request): a timeout, a connection error or a
  * transient reply becomes a {@link StoreUnavailableError}; any other error reply (a bug) is thrown
- * as it is.
+ * as it is. A transient reply is told to `report` (by default one line a minute: the request is
+ * answered 503).
  *
  * @example
  * ```ts
@@ -53,26 +74,30 @@ export async function redisCommand(
   client: RedisCommandClient,
   args: ReadonlyArray<string>,
   timeoutMs: number,
+  report: (reply: string) => void = reportTransient,
 ): Promise<unknown> {
   const abort = new AbortController()
   let timer: ReturnType<typeof setTimeout> | undefined
+  let sent: Promise<unknown> | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      const error = new StoreUnavailableError(`redis did not answer within ${timeoutMs} ms`)
+      if (sent !== undefined) stillPending.set(error, sent)
       // rejected first, so the race reports the timeout rather than the abort it causes
-      reject(new StoreUnavailableError(`redis did not answer within ${timeoutMs} ms`))
+      reject(error)
       abort.abort()
     }, timeoutMs)
   })
   // the abort drops the command from the client's queue if it was not sent yet
-  const sent = client.sendCommand(args, { abortSignal: abort.signal })
-  sent.catch(() => {}) // after a timeout its late rejection is nobody's business
+  sent = client.sendCommand(args, { abortSignal: abort.signal })
+  sent.catch(() => {}) // after a timeout its late rejection is nobody's business but lateReply's
   try {
     return await Promise.race([sent, timeout])
   } catch (err) {
     if (err instanceof StoreUnavailableError) throw err
     if (err instanceof ErrorReply) {
       if (!TRANSIENT_REPLY.test(err.message)) throw err
-      reportTransient(err.message)
+      report(err.message)
     }
     throw new StoreUnavailableError(`redis unavailable: ${(err as Error).message}`, { cause: err })
   } finally {

@@ -1,9 +1,11 @@
+import { ErrorReply, SocketClosedUnexpectedlyError } from 'redis'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startRedisCluster } from '../../test/redis-cluster.ts'
 import { type RedisServer, reconnected, startRedisServer } from '../../test/redis-server.ts'
 import type { StreamRequest } from '../streams/stream-ledger.ts'
-import { connectRedis, type RedisClient } from './connect-redis.ts'
+import { connectRedis, type RedisClient, warnIfEvicting } from './connect-redis.ts'
 import { connectRedisCluster } from './connect-redis-cluster.ts'
+import type { RedisCommandClient } from './redis-command.ts'
 import { redisLimit } from './redis-limit.ts'
 import { redisSessionStore } from './redis-session-store.ts'
 import { redisStreamStore } from './redis-stream-store.ts'
@@ -105,6 +107,26 @@ describe('a Redis that may evict keys', () => {
     expect(logged[1]).toMatch(/^redis: maxmemory-policy is volatile-lru: /)
   })
 
+  it('a server still loading its data at connect is said so, not as a request "answered 503"', async () => {
+    const loading: RedisCommandClient = {
+      sendCommand: async () => {
+        throw new ErrorReply('LOADING Redis is loading the dataset in memory')
+      },
+    }
+    const logged: string[] = []
+    const stderr: unknown[] = []
+    const spy = vi.spyOn(console, 'error').mockImplementation((line) => void stderr.push(line))
+    try {
+      await warnIfEvicting(loading, (line) => logged.push(line), 1000, 'r1:6379')
+    } finally {
+      spy.mockRestore()
+    }
+    expect(stderr).toEqual([])
+    expect(logged).toEqual([
+      'redis: LOADING Redis is loading the dataset in memory on r1:6379 at connect; maxmemory-policy not checked',
+    ])
+  })
+
   it('on a cluster, each master that may evict is named', { timeout: 60_000 }, async () => {
     const cluster = await startRedisCluster()
     try {
@@ -157,5 +179,83 @@ describe('a stream start answered 503 while Redis stalls', () => {
       start(Date.now(), 'proposed-stream-id-00000', 'proposed-stream-id-00000'),
     )
     expect(retried.kind).toBe('renewed')
+  })
+})
+
+describe('the retraction of a start answered 503', () => {
+  /** How many scripts Redis ran so far. */
+  const scriptsRun = async () => {
+    const stats = String(await client.sendCommand(['INFO', 'commandstats']))
+    return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0)
+  }
+
+  it('is sent once, when Redis answers again, however long it stalled', async () => {
+    const prefix = fresh()
+    const store = redisStreamStore(client, { prefix, timeoutMs: 100 })
+    const nowMs = Date.now()
+    await store.admit('warm', start(nowMs, 'warm-stream-id-000000000')) // EVALSHA, not EVAL
+    const before = await scriptsRun()
+    redis.pause()
+    try {
+      await expect(
+        store.admit('herd', start(nowMs, 'herd-stream-id-000000000')),
+      ).rejects.toBeInstanceOf(StoreUnavailableError)
+      // long enough for a retraction tried on a timer to be sent again and again meanwhile
+      await new Promise((resolve) => setTimeout(resolve, 2000))
+    } finally {
+      redis.resume()
+    }
+    await reconnected([client]) // behind the start on its connection: the start has run
+    const key = `${prefix}{streams:herd}`
+    const leases = async () => {
+      const record = await client.sendCommand(['GET', key])
+      return record === null ? [] : JSON.parse(String(record)).streams
+    }
+    const deadline = Date.now() + 5000
+    while ((await leases()).length > 0) {
+      if (Date.now() > deadline) throw new Error('never retracted')
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // the start, then its one retraction (INFO and GET run no script)
+    expect((await scriptsRun()) - before).toBe(2)
+    expect(await store.list('herd', Date.now())).toEqual([])
+  })
+
+  it('run before its start lands (a connection lost, the start still on its way): the start takes no slot', async () => {
+    const prefix = fresh()
+    // the start's connection dies before its reply, as node-redis reports it; its bytes reach
+    // Redis only after the retraction, which went on the new connection
+    let held: string[] | undefined
+    const losing: RedisCommandClient = {
+      sendCommand: (args, options) => {
+        if (
+          held === undefined &&
+          args[0] === 'EVALSHA' &&
+          args.some((arg) => arg.endsWith('{streams:late}'))
+        ) {
+          held = [...args]
+          return Promise.reject(new SocketClosedUnexpectedlyError())
+        }
+        return client.sendCommand([...args], options)
+      },
+    }
+    const store = redisStreamStore(losing, { prefix })
+    const nowMs = Date.now()
+    await store.admit('warm', start(nowMs, 'warm-stream-id-000000000'))
+    await expect(
+      store.admit('late', start(nowMs, 'late-stream-id-000000000')),
+    ).rejects.toBeInstanceOf(StoreUnavailableError)
+    const key = `${prefix}{streams:late}`
+    const deadline = Date.now() + 5000
+    while (Number(await client.sendCommand(['EXISTS', key])) !== 1) {
+      if (Date.now() > deadline) throw new Error('never retracted')
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    await client.sendCommand(held ?? []) // the start lands at last
+    expect(await store.list('late', Date.now())).toEqual([])
+    expect((await store.admit('late', start(Date.now(), 'next-stream-id-000000000'))).kind).toBe(
+      'admitted',
+    )
   })
 })

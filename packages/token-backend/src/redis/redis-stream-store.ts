@@ -1,181 +1,21 @@
-import { ClientClosedError, ClientOfflineError, ErrorReply } from 'redis'
-import { StoreUnavailableError } from '../store-unavailable.ts'
 import {
-  MOST_EVICTIONS_REMEMBERED,
-  MOST_LOGGED_OVER_LIMIT,
-  type StreamLease,
-  type StreamVerdict,
-} from '../streams/stream-ledger.ts'
+  AbortError,
+  ClientClosedError,
+  ClientOfflineError,
+  DisconnectsClientError,
+  ErrorReply,
+} from 'redis'
+import { StoreUnavailableError } from '../store-unavailable.ts'
+import type { StreamLease, StreamVerdict } from '../streams/stream-ledger.ts'
 import type { StreamStore } from '../streams/stream-store.ts'
 import {
   DEFAULT_TIMEOUT_MS,
+  lateReply,
   type RedisCommandClient,
-  redisScript,
   runScript,
 } from './redis-command.ts'
 import type { RedisStoreOptions } from './redis-session-store.ts'
-
-// The rules of streams/stream-ledger.ts in Lua, over one key per viewer holding their record as
-// JSON ({streams, ended}), so that each operation is one script on one key: atomic, and on Redis
-// Cluster in one slot (the key is `{streams:<sub>}` under the prefix). The key lives until the
-// last thing in it is needed (PXAT). `until` is a Lua keyword: those fields are read by index.
-const LEDGER = `
-local function prune(state, now)
-  local streams, ended = {}, {}
-  for _, s in ipairs(state.streams or {}) do
-    if s.expiresAt > now then streams[#streams + 1] = s end
-  end
-  for _, e in ipairs(state.ended or {}) do
-    if e['until'] > now then ended[#ended + 1] = e end
-  end
-  return streams, ended
-end
-local function load(key, now)
-  local raw = redis.call('GET', key)
-  return prune(raw and cjson.decode(raw) or {}, now)
-end
--- the oldest evictions beyond the most remembered are forgotten (the operator's ends are kept)
-local function remembered(ended)
-  local over = -${MOST_EVICTIONS_REMEMBERED}
-  for _, e in ipairs(ended) do
-    if e.reason == 'evicted' then over = over + 1 end
-  end
-  if over <= 0 then return ended end
-  local kept = {}
-  for _, e in ipairs(ended) do
-    if e.reason == 'evicted' and over > 0 then over = over - 1 else kept[#kept + 1] = e end
-  end
-  return kept
-end
-local function save(key, streams, ended, now)
-  local keep = 0
-  for _, s in ipairs(streams) do keep = math.max(keep, s.keepUntil) end
-  for _, e in ipairs(ended) do keep = math.max(keep, e['until']) end
-  if keep <= now then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, cjson.encode({streams = streams, ended = ended}), 'PXAT', keep)
-  end
-end
-`
-
-// KEYS[i] a viewer's record, ARGV[i] a StreamRequest of theirs as JSON: the starts and renewals of
-// one event-loop turn in one call (a viewer named twice: in the order asked). Returns each
-// verdict as JSON, in order ({kind = 'error'} for a request whose record could not be read).
-const ADMIT = redisScript(`${LEDGER}
-local function admit(key, r, streams, ended)
-local now = r.nowMs
-if r.id then
-  for _, e in ipairs(ended) do
-    if e.id == r.id then return cjson.encode({kind = 'ended', reason = e.reason}) end
-  end
-  for _, s in ipairs(streams) do
-    if s.id == r.id then
-      if r.network then
-        local networks, known = s.networks or {}, false
-        for _, n in ipairs(networks) do
-          if n == r.network then known = true end
-        end
-        if not known then
-          if r.maxNetworks and #networks >= r.maxNetworks then
-            return cjson.encode({kind = 'ended', reason = 'networks'})
-          end
-          networks[#networks + 1] = r.network
-          s.networks = networks
-        end
-      end
-      s.lastSeenAt = math.max(s.lastSeenAt, now)
-      s.expiresAt = math.max(s.expiresAt, r.untilMs)
-      s.keepUntil = math.max(s.keepUntil, r.keepUntilMs)
-      save(key, streams, ended, now)
-      return cjson.encode({kind = 'renewed', lease = s})
-    end
-  end
-end
-local lease = {id = r.newId, lane = r.lane, startedAt = now, lastSeenAt = now,
-  expiresAt = r.untilMs, keepUntil = math.max(r.untilMs, r.keepUntilMs)}
-if r.network then lease.networks = {r.network} end
-local others = {}
-for _, s in ipairs(streams) do
-  if s.id ~= lease.id then others[#others + 1] = s end
-end
-local full = #others >= r.limit
-if full and r.mode == 'enforce' and r.policy == 'reject-newest' then
-  return cjson.encode({kind = 'refused', active = others})
-end
-local evict = full and r.mode == 'enforce'
-local count = evict and (#others - r.limit + 1) or 0
--- log mode evicts nothing: past the limit and its margin, the oldest are forgotten
-local forgotten = evict and 0 or math.max(0, #others - r.limit - ${MOST_LOGGED_OVER_LIMIT} + 1)
-local kept, evicted = {}, nil
-for i, s in ipairs(others) do
-  if i <= count then
-    ended[#ended + 1] = {id = s.id, reason = 'evicted', ['until'] = s.keepUntil}
-    evicted = s
-  elseif i > forgotten then
-    kept[#kept + 1] = s
-  end
-end
-kept[#kept + 1] = lease
-if count > 0 then ended = remembered(ended) end
-save(key, kept, ended, now)
-return cjson.encode({kind = 'admitted', lease = lease, evicted = evicted,
-  wouldRefuse = full and not evict, active = #kept})
-end
-local verdicts = {}
-for i, key in ipairs(KEYS) do
-  local r = cjson.decode(ARGV[i])
-  local raw = redis.call('GET', key)
-  -- a record this script cannot read fails its own request, not the others of the call; a
-  -- Redis error (READONLY after a failover, OOM) is not caught: it fails the call, as alone
-  local ok, streams, ended = pcall(function()
-    return prune(raw and cjson.decode(raw) or {}, r.nowMs)
-  end)
-  if ok then
-    verdicts[i] = admit(key, r, streams, ended)
-  else
-    verdicts[i] = cjson.encode({kind = 'error', error = 'unreadable stream record: ' .. tostring(streams)})
-  end
-end
-return verdicts
-`)
-
-// KEYS[1] the viewer's record; ARGV[1] now (ms). The active streams as JSON.
-const LIST = redisScript(`${LEDGER}
-local streams = load(KEYS[1], tonumber(ARGV[1]))
-return cjson.encode(streams)
-`)
-
-// KEYS[1] the viewer's record; ARGV: now (ms), the stream's id ('' for all). How many ended.
-const END = redisScript(`${LEDGER}
-local now = tonumber(ARGV[1])
-local streams, ended = load(KEYS[1], now)
-local kept, count = {}, 0
-for _, s in ipairs(streams) do
-  if ARGV[2] == '' or s.id == ARGV[2] then
-    ended[#ended + 1] = {id = s.id, reason = 'ended', ['until'] = s.keepUntil}
-    count = count + 1
-  else
-    kept[#kept + 1] = s
-  end
-end
-if count > 0 then save(KEYS[1], kept, ended, now) end
-return count
-`)
-
-// KEYS[1] the viewer's record; ARGV: now (ms), the id of a new stream whose start was answered
-// 503. Drops that lease if the start reached Redis after all; records no end (nobody knows the
-// id: its answer was never sent). How many leases it dropped.
-const RETRACT = redisScript(`${LEDGER}
-local now = tonumber(ARGV[1])
-local streams, ended = load(KEYS[1], now)
-local kept = {}
-for _, s in ipairs(streams) do
-  if s.id ~= ARGV[2] then kept[#kept + 1] = s end
-end
-if #kept < #streams then save(KEYS[1], kept, ended, now) end
-return #streams - #kept
-`)
+import { ADMIT, END, LIST, RETRACT } from './stream-scripts.ts'
 
 /** Lua's cjson writes an empty array as `{}`. */
 const leases = (value: unknown): StreamLease[] => (Array.isArray(value) ? value : [])
@@ -209,16 +49,29 @@ interface Asked {
   reject(error: unknown): void
 }
 
+/** The client was closed or destroyed (the process is stopping): nothing more can be sent. */
+const closed = (error: unknown): boolean =>
+  error instanceof ClientClosedError || error instanceof DisconnectsClientError
+
 /**
- * Whether a command that failed may still run: not when the client refused it without sending
- * it (offline, with no queue to hold it, or closed).
+ * Whether a command that failed, or came to nothing after its timeout (`lateReply`), may have
+ * run: not when the client dropped it unsent (offline with no queue to hold it, closed, or
+ * aborted in its queue at the timeout), nor when Redis refused it (a transient reply: a script
+ * refused, or stopped at its first write, wrote nothing). A lost connection may have carried it.
  */
-const maybeSent = (error: StoreUnavailableError): boolean =>
-  !(error.cause instanceof ClientOfflineError || error.cause instanceof ClientClosedError)
+const mayHaveRun = (error: unknown): boolean => {
+  const cause = error instanceof StoreUnavailableError ? error.cause : error
+  return !(
+    cause instanceof ClientOfflineError ||
+    cause instanceof AbortError ||
+    cause instanceof ErrorReply ||
+    closed(cause)
+  )
+}
 
 /** Most retractions waiting for Redis at once; beyond, a phantom lease lapses by itself. */
 const MOST_RETRACTIONS = 10_000
-/** The longest wait between two tries of a retraction, in ms. */
+/** The longest wait between two tries of a retraction that was not sent or not run, in ms. */
 const RETRACT_BACKOFF_MS = 5000
 
 /**
@@ -227,8 +80,8 @@ const RETRACT_BACKOFF_MS = 5000
  * changed only by Lua scripts that apply the ledger's rules in one step, so twenty starts at once
  * on three instances admit exactly the limit. Every call waits at most `timeoutMs`, then throws
  * `StoreUnavailableError`; a new stream answered so (its id not the client's) holds no slot
- * afterwards, even when a stalled Redis runs the start late: its lease is dropped once Redis
- * answers again.
+ * afterwards, even when a stalled Redis runs the start late: its lease is retracted, once, when
+ * Redis answers again.
  *
  * Every refresh of a playing stream is one start or renewal: of the ones asked in one event-loop
  * turn (the requests that arrived together), the first is sent at once and the others together,
@@ -261,34 +114,69 @@ export function redisStreamStore(
   // done; the first goes at once, so that the client's write of this turn takes them along
   // (node-redis writes once per turn, in a setImmediate queued after ours): no turn's delay
   let later: Asked[] | undefined
-  let retracting = 0
+  const retracting = new Set<string>()
 
-  // A start answered 503 may still reach Redis (a stalled server reads its socket when it wakes;
-  // a socket's last bytes): the viewer would then hold a slot no one plays, for the lease's
-  // whole life (a token's lifetime), and be refused for it. A start whose id the client named is
-  // left alone: its retry names it again and renews that lease. Any other id was never sent to
-  // anyone, so its lease, if written, is dropped: on one connection after the start (Redis runs
-  // a connection's commands in order), retried until Redis answers or the lease has lapsed.
+  // A start answered 503 may still run (a stalled server reads its socket when it wakes): the
+  // viewer would then hold a slot no one plays, for the lease's whole life (a token's lifetime),
+  // and be refused for it. A start whose id the client named is left alone: its retry names it
+  // again and renews that lease. Any other id was never sent to anyone, so its lease is retracted
+  // (RETRACT), once per start and never before the start's own fate is known:
+  // - timed out: the start is still in the client's queue or on the wire. Nothing is sent while
+  //   it is (a stall of minutes sends no retraction at all, so none pile up in the socket for
+  //   Redis to run when it wakes); its late reply says whether it admitted anything (`retire`).
+  //   Dropped unsent from the queue at the timeout (AbortError) or refused (a transient reply):
+  //   it never ran, nothing to retract;
+  // - its connection died before a reply (it may have run, or may still: bytes of the dead
+  //   connection can sit unread in a stalled server's socket buffer, and node-redis sends on a
+  //   new connection, in no order with the old one). The client has no offline queue
+  //   (`connectRedis`): until it is ready again every try fails unsent (ClientOfflineError) and
+  //   is tried again later, so the retraction goes once, when Redis answers again. If it runs
+  //   first, RETRACT remembers the id and the start, when it lands, admits nothing.
+  // A retraction has its own one copy in flight at most: one that timed out is followed, not
+  // sent again, until its fate is known too.
   const retract = (key: string, { id, nowMs, untilMs, askedAt }: NonNullable<Asked['unnamed']>) => {
-    if (retracting >= MOST_RETRACTIONS) return
-    retracting += 1
+    if (retracting.has(id) || retracting.size >= MOST_RETRACTIONS) return
+    retracting.add(id)
     let backoffMs = 100
-    const attempt = async (): Promise<void> => {
-      const atMs = nowMs + (performance.now() - askedAt)
-      try {
-        if (atMs < untilMs) await runScript(client, RETRACT, [key], [String(atMs), id], timeoutMs)
-      } catch (error) {
-        // retried while Redis is away; not once the client is closed (the process is stopping)
-        if (error instanceof StoreUnavailableError && !(error.cause instanceof ClientClosedError)) {
-          setTimeout(attempt, backoffMs).unref?.()
-          backoffMs = Math.min(backoffMs * 2, RETRACT_BACKOFF_MS)
-          return
-        } // anything else (an unreadable record) is the next start's to report
-      }
-      retracting -= 1
+    const done = () => void retracting.delete(id)
+    const later = (error: unknown) => {
+      if (closed(error instanceof StoreUnavailableError ? error.cause : error)) return done()
+      setTimeout(attempt, backoffMs).unref?.()
+      backoffMs = Math.min(backoffMs * 2, RETRACT_BACKOFF_MS)
     }
-    void attempt()
+    const attempt = () => {
+      const atMs = nowMs + (performance.now() - askedAt)
+      if (atMs >= untilMs) return done() // the lease has lapsed by itself
+      const args = [String(atMs), id, String(untilMs)]
+      runScript(client, RETRACT, [key], args, timeoutMs).then(done, (error: unknown) => {
+        // anything but unavailable (an unreadable record) is the next start's to report
+        if (!(error instanceof StoreUnavailableError)) return done()
+        const late = lateReply(error)
+        if (late === undefined) return later(error)
+        late.then(done, later)
+      })
+    }
+    attempt()
   }
+
+  // The late outcome of a start call that timed out (see `retract`).
+  const retire = (calls: Asked[], late: Promise<unknown>) =>
+    late.then(
+      (reply) => {
+        const verdicts = Array.isArray(reply) ? reply : []
+        for (const [i, call] of calls.entries()) {
+          if (call.unnamed === undefined) continue
+          try {
+            const verdict = JSON.parse(String(verdicts[i])) as StreamVerdict | ScriptError
+            if (verdict.kind === 'admitted') retract(call.key, call.unnamed)
+          } catch {} // not the script's reply: nothing of ours was written
+        }
+      },
+      (error: unknown) => {
+        if (mayHaveRun(error))
+          for (const call of calls) if (call.unnamed) retract(call.key, call.unnamed)
+      },
+    )
 
   const send = async (calls: Asked[]): Promise<void> => {
     let reply: unknown
@@ -309,12 +197,13 @@ export function redisStreamStore(
       ) {
         batching = false
         for (const call of calls) void send([call])
-      } else
-        for (const call of calls) {
-          if (error instanceof StoreUnavailableError && call.unnamed && maybeSent(error))
-            retract(call.key, call.unnamed)
-          call.reject(error)
-        }
+      } else {
+        const late = error instanceof StoreUnavailableError ? lateReply(error) : undefined
+        if (late !== undefined) void retire(calls, late)
+        else if (error instanceof StoreUnavailableError && mayHaveRun(error))
+          for (const call of calls) if (call.unnamed) retract(call.key, call.unnamed)
+        for (const call of calls) call.reject(error)
+      }
       return
     }
     const verdicts = Array.isArray(reply) ? reply : []

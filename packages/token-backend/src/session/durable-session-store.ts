@@ -1,4 +1,4 @@
-import { askDurableObject } from './durable-unavailable.ts'
+import { durableObjects } from './durable-unavailable.ts'
 import type { SessionStore } from './session-store.ts'
 
 /** The RPC surface of `SessionRegistry` the store uses (no import of `cloudflare:workers` here). */
@@ -20,7 +20,7 @@ export interface SessionRegistryNamespace {
  * viewer (strongly consistent, unlike KV, whose changes take up to a minute to reach every
  * location: longer than a leaf lives); the operator's CDN drains in one more (`cdns`). An object
  * that cannot answer (reset by a deploy, overloaded, out of reach) is a `StoreUnavailableError`
- * ({@link askDurableObject}): a 503, and the sessions an isolate trusts play through it.
+ * (`askDurableObject`): a 503, and the sessions an isolate trusts play through it.
  *
  * @example
  * ```ts
@@ -28,12 +28,7 @@ export interface SessionRegistryNamespace {
  * ```
  */
 export function durableSessionStore(registry: SessionRegistryNamespace): SessionStore {
-  // workerd's outage marks decide (askDurableObject): a binding that is no namespace still throws
-  // a plain TypeError, a 500
-  const object =
-    (name: string) =>
-    <T>(call: (stub: SessionRegistryStub) => Promise<T>) =>
-      askDurableObject(() => call(registry.getByName(name)))
+  const object = durableObjects(registry)
   return {
     admitNetwork: (session, network, max) =>
       object(`session:${session.sid}`)((stub) => stub.admit(network, max, session.exp)),

@@ -5,7 +5,9 @@ import { asViewer, streamApp } from '../../test/streams.ts'
 import { createTokenApp } from '../app.ts'
 import { StoreUnavailableError } from '../store-unavailable.ts'
 import { durableStreamStore, type StreamRegistryStub } from '../streams/durable-stream-store.ts'
+import type { StreamRequest } from '../streams/stream-ledger.ts'
 import { durableSessionStore, type SessionRegistryStub } from './durable-session-store.ts'
+import { durableObjects } from './durable-unavailable.ts'
 import type { SessionRegistry } from './session-registry.ts'
 
 // The SessionRegistry Durable Object of test/wrangler.test.jsonc, in workerd, when it cannot
@@ -24,14 +26,21 @@ const METHODS = [
   'admitStream',
   'activeStreams',
   'endStream',
+  'retractStream',
 ] as const
 
 /** What workerd throws at the caller when an object is reset or out of reach. */
 const outage = () => Object.assign(new Error('Network connection lost.'), { retryable: true })
 
-/** The real namespace, each call failing as `failure` says while it returns an error. */
+/**
+ * The real namespace, each call failing as `failure` says while it returns an error; a call of
+ * the method `lost` runs on the object, then its answer is lost as in an outage.
+ */
 function flakyRegistry() {
-  const state: { failure: (() => Error) | undefined } = { failure: undefined }
+  const state: {
+    failure: (() => Error) | undefined
+    lost: (typeof METHODS)[number] | undefined
+  } = { failure: undefined, lost: undefined }
   const namespace = {
     getByName(name: string): Stub {
       const stub = registry.getByName(name) as unknown as Record<
@@ -40,8 +49,12 @@ function flakyRegistry() {
       >
       const calls = METHODS.map((method) => [
         method,
-        (...args: unknown[]) =>
-          state.failure ? Promise.reject(state.failure()) : stub[method]?.(...args),
+        async (...args: unknown[]) => {
+          if (state.failure) throw state.failure()
+          const answer = await stub[method]?.(...args)
+          if (state.lost === method) throw outage()
+          return answer
+        },
       ])
       return Object.fromEntries(calls) as Stub
     },
@@ -112,6 +125,71 @@ describe('durableSessionStore and durableStreamStore when the object cannot answ
       StoreUnavailableError,
     )
     log.mockRestore()
+  })
+})
+
+describe('durableObjects', () => {
+  it('asks each object by name through askDurableObject, its stub taken inside the call', async () => {
+    quietLog()
+    const named: string[] = []
+    const object = durableObjects({
+      getByName(name: string) {
+        named.push(name)
+        if (name === 'gone') throw outage()
+        return { ping: async () => `pong from ${name}` }
+      },
+    })
+    expect(await object('a')((stub) => stub.ping())).toBe('pong from a')
+    await expect(object('gone')((stub) => stub.ping())).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    )
+    expect(named).toEqual(['a', 'gone'])
+  })
+})
+
+describe('durableStreamStore, a start whose answer was lost in an outage', () => {
+  const start = (newId: string, id?: string): StreamRequest => {
+    const nowMs = Date.now()
+    return {
+      ...(id !== undefined && { id }),
+      newId,
+      lane: 'token',
+      nowMs,
+      untilMs: nowMs + 60_000,
+      keepUntilMs: nowMs + 60_000,
+      limit: 1,
+      policy: 'reject-newest',
+      mode: 'enforce',
+    }
+  }
+
+  it('holds no slot: it is retracted, and admits nothing should it land again later', async () => {
+    quietLog()
+    const { namespace, state } = flakyRegistry()
+    const streams = durableStreamStore(namespace)
+    const sub = `viewer-${crypto.randomUUID()}`
+    const lost = start('lost-stream-id-000000000')
+    state.lost = 'admitStream'
+    await expect(streams.admit(sub, lost)).rejects.toBeInstanceOf(StoreUnavailableError)
+    state.lost = undefined
+    expect(await streams.list(sub, Date.now())).toEqual([])
+    // the same start running on the object after its retraction (a call still on its way)
+    const late = await registry.getByName(`viewer:${sub}`).admitStream(lost)
+    expect(late.kind).not.toBe('admitted')
+    expect(await streams.list(sub, Date.now())).toEqual([])
+    expect((await streams.admit(sub, start('next-stream-id-000000000'))).kind).toBe('admitted')
+  })
+
+  it('a start under an id the client named is left alone: its retry renews it', async () => {
+    quietLog()
+    const { namespace, state } = flakyRegistry()
+    const streams = durableStreamStore(namespace)
+    const sub = `viewer-${crypto.randomUUID()}`
+    const id = 'named-stream-id-00000000'
+    state.lost = 'admitStream'
+    await expect(streams.admit(sub, start(id, id))).rejects.toBeInstanceOf(StoreUnavailableError)
+    state.lost = undefined
+    expect((await streams.admit(sub, start(id, id))).kind).toBe('renewed')
   })
 })
 

@@ -46,3 +46,21 @@ export async function askDurableObject<T>(call: () => Promise<T>): Promise<T> {
     })
   }
 }
+
+/**
+ * The objects of `namespace` by name, every call to one through {@link askDurableObject}: the one
+ * wrapper of the Durable Object stores (sessions, streams), so an outage reads the same in both.
+ * The stub is taken inside the call: a `getByName` that fails as an outage is one too, and one
+ * that fails otherwise (a binding that is no namespace: a plain `TypeError`) stays a 500.
+ *
+ * @example
+ * ```ts
+ * const object = durableObjects(env.SESSION_REGISTRY)
+ * const revokedAt = await object(`session:${sid}`)((stub) => stub.revokedAt())
+ * ```
+ */
+export function durableObjects<Stub>(namespace: { getByName(name: string): Stub }) {
+  return (name: string) =>
+    <T>(call: (stub: Stub) => Promise<T>): Promise<T> =>
+      askDurableObject(() => call(namespace.getByName(name)))
+}

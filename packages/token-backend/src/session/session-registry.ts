@@ -73,6 +73,14 @@ export class SessionRegistry extends DurableObject {
     return ended
   }
 
+  /** Retracts a new stream of this viewer whose start was answered 503 (`retractStream`). */
+  async retractStream(id: string, untilMs: number, nowMs: number): Promise<number> {
+    const { state, retracted } = ledger.retractStream(await this.#streams(), id, untilMs, nowMs)
+    // a lease dropped or the id remembered: a write (nothing, once the lease would have lapsed)
+    if (retracted > 0 || untilMs > nowMs) await this.#saveStreams(state)
+    return retracted
+  }
+
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll()
   }

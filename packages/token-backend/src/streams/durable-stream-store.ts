@@ -1,4 +1,5 @@
-import { askDurableObject } from '../session/durable-unavailable.ts'
+import { durableObjects } from '../session/durable-unavailable.ts'
+import { StoreUnavailableError } from '../store-unavailable.ts'
 import {
   LATEST_LEASE_MS,
   type StreamLease,
@@ -12,6 +13,7 @@ export interface StreamRegistryStub {
   admitStream(request: StreamRequest): Promise<StreamVerdict>
   activeStreams(nowMs: number): Promise<StreamLease[]>
   endStream(id: string | undefined, nowMs: number): Promise<number>
+  retractStream(id: string, untilMs: number, nowMs: number): Promise<number>
 }
 
 /** The `SESSION_REGISTRY` Durable Object namespace, as far as the stream store needs it. */
@@ -34,8 +36,9 @@ function withinAlarmRange(request: StreamRequest): StreamRequest {
  * Durable Object (`viewer:<sub>`, the object of their revocations), which runs one request at a
  * time: exact across every isolate and location, and no object sees more than one viewer. An
  * object that cannot answer is a `StoreUnavailableError` (`askDurableObject`): a new stream is
- * a 503, a stream the isolate saw active plays on. Leases end by {@link LATEST_LEASE_MS} at the
- * latest.
+ * a 503, a stream the isolate saw active plays on; a new stream answered so (its id not the
+ * client's) is retracted, as on Redis (`retractStream`). Leases end by {@link LATEST_LEASE_MS}
+ * at the latest.
  *
  * @example
  * ```ts
@@ -43,14 +46,28 @@ function withinAlarmRange(request: StreamRequest): StreamRequest {
  * ```
  */
 export function durableStreamStore(registry: StreamRegistryNamespace): StreamStore {
-  // workerd's outage marks decide (askDurableObject): a binding that is no namespace still throws
-  // a plain TypeError, a 500
-  const viewer =
-    (sub: string) =>
-    <T>(call: (viewer: StreamRegistryStub) => Promise<T>) =>
-      askDurableObject(() => call(registry.getByName(`viewer:${sub}`)))
+  const object = durableObjects(registry)
+  const viewer = (sub: string) => object(`viewer:${sub}`)
   return {
-    admit: (sub, request) => viewer(sub)((stub) => stub.admitStream(withinAlarmRange(request))),
+    async admit(sub, request) {
+      const asked = withinAlarmRange(request)
+      try {
+        return await viewer(sub)((stub) => stub.admitStream(asked))
+      } catch (error) {
+        // A start whose answer was lost may have run in the object (a connection lost on the
+        // way back), or may still (a call on its way when the object was reset): its lease
+        // would hold a slot no one plays until it lapses. The id was never given out, so it
+        // is retracted at once, through a new stub (a reset object is reached again at once);
+        // if the start lands after it, it admits nothing. Awaited: nothing outlives a request
+        // on Workers without waitUntil. Still no answer: the lease lapses by itself. A start
+        // whose id the client named is left alone: its retry renews it.
+        if (error instanceof StoreUnavailableError && asked.id === undefined)
+          await viewer(sub)((stub) =>
+            stub.retractStream(asked.newId, asked.untilMs, asked.nowMs),
+          ).catch(() => undefined)
+        throw error
+      }
+    },
     list: (sub, nowMs) => viewer(sub)((stub) => stub.activeStreams(nowMs)),
     end: (sub, id, nowMs) => viewer(sub)((stub) => stub.endStream(id, nowMs)),
   }

@@ -35,10 +35,14 @@ export interface StreamLease {
  */
 export type StreamEndReason = 'evicted' | 'ended' | 'networks'
 
-/** An ended stream, remembered until `until` (Unix ms). */
+/**
+ * An ended stream, remembered until `until` (Unix ms). `retracted`: a new stream whose start was
+ * answered 503 (its id never reached anyone), remembered so that the start, should it land after
+ * its retraction (a call still on its way), admits nothing (`retractStream`).
+ */
 export interface EndedStream {
   id: string
-  reason: StreamEndReason
+  reason: StreamEndReason | 'retracted'
   until: number
 }
 
@@ -164,7 +168,7 @@ export function admitStream(
   if (named !== undefined) {
     const ended = live.ended.find((end) => end.id === named)
     if (ended !== undefined)
-      return { state: live, verdict: { kind: 'ended', reason: ended.reason } }
+      return { state: live, verdict: { kind: 'ended', reason: endReason(ended) } }
     const found = live.streams.find((lease) => lease.id === named)
     if (found !== undefined) {
       const networks = networksAfter(found, request)
@@ -184,6 +188,9 @@ export function admitStream(
       return { state: { ...live, streams }, verdict: { kind: 'renewed', lease } }
     }
   }
+  // a start retracted before it landed: nobody waits for its answer, it only must take no slot
+  if (named === undefined && live.ended.some(isRetraction(request.newId)))
+    return { state: live, verdict: { kind: 'ended', reason: 'ended' } }
   const lease: StreamLease = {
     id: request.newId,
     lane: request.lane,
@@ -232,12 +239,22 @@ export function admitStream(
   }
 }
 
-/** `ended` with its oldest evictions beyond {@link MOST_EVICTIONS_REMEMBERED} forgotten. */
+/** What a refresh of an ended stream is told (a retracted id was never given out: "ended"). */
+const endReason = (end: EndedStream): StreamEndReason =>
+  end.reason === 'retracted' ? 'ended' : end.reason
+
+const isRetraction = (id: string) => (end: EndedStream) =>
+  end.id === id && end.reason === 'retracted'
+
+/**
+ * `ended` with its oldest evictions and retractions beyond {@link MOST_EVICTIONS_REMEMBERED}
+ * forgotten (a forgotten retraction matters only to a start landing later still).
+ */
 function rememberedEnds(ended: EndedStream[]): EndedStream[] {
   let over = -MOST_EVICTIONS_REMEMBERED
-  for (const end of ended) if (end.reason === 'evicted') over += 1
+  for (const end of ended) if (end.reason !== 'ended') over += 1
   // the operator's ends are kept: only the operator adds them
-  return over <= 0 ? ended : ended.filter((end) => end.reason !== 'evicted' || over-- <= 0)
+  return over <= 0 ? ended : ended.filter((end) => end.reason === 'ended' || over-- <= 0)
 }
 
 /**
@@ -281,6 +298,32 @@ export function endStreams(
     },
     ended: ending.length,
   }
+}
+
+/**
+ * Retracts a new stream whose start was answered 503 (the store did not answer in time): its
+ * id never reached anyone, so a lease under it would hold a slot no one plays until it lapses.
+ * The lease goes if the start landed; either way the id is remembered (until `untilMs`, when
+ * such a lease would have lapsed anyway), so a start that lands after its retraction admits
+ * nothing: the order of the two cannot matter. Returns how many leases it dropped (0 or 1).
+ *
+ * @example
+ * ```ts
+ * const { state } = retractStream(before, request.newId, request.untilMs, Date.now())
+ * ```
+ */
+export function retractStream(
+  before: ViewerStreams,
+  id: string,
+  untilMs: number,
+  nowMs: number,
+): { state: ViewerStreams; retracted: number } {
+  const live = pruneStreams(before, nowMs)
+  const streams = live.streams.filter((lease) => lease.id !== id)
+  if (untilMs <= nowMs || live.ended.some(isRetraction(id)))
+    return { state: { ...live, streams }, retracted: live.streams.length - streams.length }
+  const ended = rememberedEnds([...live.ended, { id, reason: 'retracted', until: untilMs }])
+  return { state: { streams, ended }, retracted: live.streams.length - streams.length }
 }
 
 /** Until when a viewer's record is needed at all (Unix ms); 0 when nothing is. */
