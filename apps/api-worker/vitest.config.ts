@@ -10,6 +10,7 @@ export default defineConfig({
       miniflare: {
         bindings: {
           API_KEYS: 'test-client-key,second-client-key',
+          SECOND_CLIENT_API_KEYS: 'other-client-key',
           RESELLER_API_KEYS: 'test-reseller-key',
           JWT_SECRET: 'test-jwt-secret-0123456789',
           EMULATOR_ADMIN: 'true',

@@ -113,11 +113,12 @@ admin
             'application/json': {
               schema: z
                 .object({
+                  // bounds first, ending the checks: past 2^53 `int()` states a runtime's bound
                   seed: z
                     .number()
+                    .min(0, { abort: true })
+                    .max(2 ** 31 - 1, { abort: true })
                     .int()
-                    .min(0)
-                    .max(2 ** 31 - 1)
                     .optional(),
                 })
                 .strict(),

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi'
 import type { Context, Next } from 'hono'
 import { verify } from 'hono/jwt'
-import { apiConfig } from './config.ts'
-import { DEV_CLIENT_ID, RESELLER_ID } from './data/accounts.ts'
+import { type ApiConfig, apiConfig } from './config.ts'
+import { DEV_CLIENT_ID, RESELLER_ID, SECOND_CLIENT_ID } from './data/accounts.ts'
 import type { ApiBindings, ApiEnv, Principal } from './env.ts'
 import { ApiError } from './errors.ts'
 
@@ -80,6 +80,40 @@ export async function verifySession(
   return claims.data.exp > Date.now() / 1000 ? claims.data : undefined
 }
 
+/** An API key and the account it acts for. */
+interface KeyHolder {
+  key: string
+  kind: Principal['kind']
+  clientId: number
+  /** Non-secret: which list and position (`apikey:client:0`), for rate limits and the journal. */
+  label: string
+}
+
+/**
+ * Every configured key with its account: `API_KEYS` act for client 1001, `SECOND_CLIENT_API_KEYS`
+ * for client 1002 (each client sees only its own resources), `RESELLER_API_KEYS` for the reseller.
+ */
+const keyHolders = (config: ApiConfig): KeyHolder[] => [
+  ...config.clientKeys.map((key, i) => ({
+    key,
+    kind: 'client' as const,
+    clientId: DEV_CLIENT_ID,
+    label: `apikey:client:${i}`,
+  })),
+  ...config.secondClientKeys.map((key, i) => ({
+    key,
+    kind: 'client' as const,
+    clientId: SECOND_CLIENT_ID,
+    label: `apikey:client${SECOND_CLIENT_ID}:${i}`,
+  })),
+  ...config.resellerKeys.map((key, i) => ({
+    key,
+    kind: 'reseller' as const,
+    clientId: RESELLER_ID,
+    label: `apikey:reseller:${i}`,
+  })),
+]
+
 /**
  * Authentication for every endpoint but login/refresh (spec 5): `Authorization: APIKey <key>`
  * (scheme case-insensitive, one space) with a client or reseller key, or `Bearer <access JWT>`
@@ -100,15 +134,18 @@ export async function authenticate(c: Context<ApiEnv>, next: Next): Promise<Resp
   if (!credential || credential.includes(' '))
     throw new ApiError(401, 'Invalid Authorization header: expected "<scheme> <token>".')
   if (scheme.toLowerCase() === 'apikey') {
-    const { clientKeys, resellerKeys } = apiConfig(c.env)
-    const index = await findKey(credential, [...clientKeys, ...resellerKeys])
-    if (index === -1) throw new ApiError(401, 'Invalid API key.')
-    const reseller = index >= clientKeys.length
+    const holders = keyHolders(apiConfig(c.env))
+    const index = await findKey(
+      credential,
+      holders.map((holder) => holder.key),
+    )
+    const holder = holders[index]
+    if (!holder) throw new ApiError(401, 'Invalid API key.')
     c.set('principal', {
-      kind: reseller ? 'reseller' : 'client',
-      clientId: reseller ? RESELLER_ID : DEV_CLIENT_ID,
+      kind: holder.kind,
+      clientId: holder.clientId,
       via: 'apikey',
-      label: reseller ? `apikey:reseller:${index - clientKeys.length}` : `apikey:client:${index}`,
+      label: holder.label,
     })
     return next()
   }
@@ -146,4 +183,18 @@ export async function requireReseller(c: Context<ApiEnv>, next: Next): Promise<R
     )
   }
   return next()
+}
+
+/**
+ * Whether `principal` may see a resource of client account `clientId`: a client its own only, the
+ * reseller every one of its clients' (all seeded clients are). Anything else is, for the caller,
+ * not there at all: a 404 or an absent list item, never a 403 that would confirm it exists.
+ *
+ * @example
+ * ```ts
+ * const mine = c.get('data').aiTasks.filter((t) => owns(c.get('principal'), t.client_id))
+ * ```
+ */
+export function owns(principal: Principal, clientId: number): boolean {
+  return principal.kind === 'reseller' || principal.clientId === clientId
 }

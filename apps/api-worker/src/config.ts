@@ -5,6 +5,8 @@ import { ApiError } from './errors.ts'
 /** The emulator's validated configuration (every variable of `ApiBindings`, read once). */
 export interface ApiConfig {
   clientKeys: string[]
+  /** Keys of the second client account (1002, `SECOND_CLIENT_API_KEYS`). */
+  secondClientKeys: string[]
   resellerKeys: string[]
   jwtSecret: string | undefined
   /** `/__admin` and `Prefer` on (`EMULATOR_ADMIN=true`; off when unset). */
@@ -85,6 +87,7 @@ function misconfigured(detail: string): ApiError {
  */
 export function parseApiConfig(env: ApiBindings): ApiConfig {
   const clientKeys = list(env.API_KEYS)
+  const secondClientKeys = list(env.SECOND_CLIENT_API_KEYS)
   const resellerKeys = list(env.RESELLER_API_KEYS)
   const dnsRateLimit = read(env, 'DNS_RATE_LIMIT') ?? { limit: 10, windowMs: 10_000 }
   const admin = read(env, 'EMULATOR_ADMIN') === 'true'
@@ -92,6 +95,7 @@ export function parseApiConfig(env: ApiBindings): ApiConfig {
     throw misconfigured('API_KEYS and RESELLER_API_KEYS are both empty.')
   return {
     clientKeys,
+    secondClientKeys,
     resellerKeys,
     jwtSecret: env.JWT_SECRET || undefined,
     admin,

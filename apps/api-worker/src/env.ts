@@ -16,8 +16,10 @@ export interface Principal {
 
 /** Bindings: wrangler.jsonc vars, secrets (.dev.vars locally) and the state Durable Object. */
 export interface ApiBindings {
-  /** Client API keys, comma-separated (secret). */
+  /** Client API keys, comma-separated (secret): they act for client 1001. */
   API_KEYS?: string
+  /** API keys of a second client account (1002), comma-separated (secret); optional. */
+  SECOND_CLIENT_API_KEYS?: string
   /** Reseller (admin portal) API keys, comma-separated (secret). */
   RESELLER_API_KEYS?: string
   /** HMAC secret for login JWTs (secret). */

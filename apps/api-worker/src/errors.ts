@@ -109,14 +109,20 @@ export class ApiError extends Error {
     return new ApiError(400, `Validation Error: ${summary}`, fields)
   }
 
-  /** A 400 from a failed zod parse: one entry per field path. */
-  static fromZod(error: ZodError): ApiError {
+  /**
+   * A 400 from a failed zod parse: one entry per field path, each issue in the API's words, or in
+   * `reword`'s when it has some for the issue (the validation hook's knowledge of the request).
+   */
+  static fromZod(
+    error: ZodError,
+    reword: (issue: z.core.$ZodIssue) => string | undefined = () => undefined,
+  ): ApiError {
     // A Map, not `{}`: a field path is the caller's text, and `fields['constructor']` or
     // `fields['__proto__']` on an object would find (or set) what it inherits.
     const fields = new Map<string, string[]>()
     for (const issue of error.issues) {
       const field = issue.path.length ? issue.path.join('.') : 'non_field_errors'
-      fields.set(field, [...(fields.get(field) ?? []), issueMessage(issue)])
+      fields.set(field, [...(fields.get(field) ?? []), reword(issue) ?? issueMessage(issue)])
     }
     return ApiError.validation(Object.fromEntries(fields))
   }

@@ -73,4 +73,37 @@ describe('validation messages', () => {
     const body = await res.json<{ invalid_fields: Record<string, string[]> }>()
     expect(body.invalid_fields.flavor).toEqual(['This field is required.'])
   })
+
+  // A single-valued parameter given twice was answered "Not a valid string." (or, for an enum,
+  // "Select a valid choice" listing the very value sent): nothing said it was the repetition.
+  it.each([
+    ['/streaming/ai/tasks?limit=1&limit=2', 'limit', undefined],
+    ['/streaming/ai/tasks?task_name=transcription&task_name=transcription', 'task_name', undefined],
+    ['/cloud/v1/availablenetworks/1/1?external=true&external=false', 'external', undefined],
+    ['/cloud/v2/limits_request?offset=0&offset=1', 'offset', undefined],
+    ['/billing/org/v1/addendums?company_name=a&company_name=b', 'company_name', undefined],
+    [
+      '/waap/v1/analytics/requests?start=2026-11-01T00:00:00Z&start=2026-11-02T00:00:00Z',
+      'start',
+      undefined,
+    ],
+    ['/waap/v1/domains?limit=1&limit=1&limit=1', 'limit', undefined],
+    ['/edge/v1/admin/apps?limit=1&limit=2', 'limit', RESELLER],
+  ])('%s: a 400 naming the parameter and that it was repeated', async (path, param, auth) => {
+    const res = await api(path, auth ? { auth } : {})
+    expect(res.status).toBe(400)
+    const body = await res.json<{ error?: string; invalid_fields?: Record<string, string[]> }>()
+    const times = path.split(`${param}=`).length - 1
+    const message = `Given ${times} times: this parameter takes a single value.`
+    if (auth) expect(body.error).toBe(`Validation Error: ${param}: ${message}`)
+    else expect(body.invalid_fields?.[param]).toEqual([message])
+  })
+
+  it('a repeatable parameter given twice is still a list, and its bad item still named', async () => {
+    expect((await api('/billing/org/v1/addendums?client_id=1001&client_id=1002')).status).toBe(200)
+    expect((await api('/cloud/v2/limits_request?status=done&status=rejected')).status).toBe(200)
+    const bad = await api('/billing/org/v1/addendums?ordering=bad&ordering=id')
+    expect(bad.status).toBe(400)
+    expect(await bad.text()).toContain('Unknown ordering')
+  })
 })

@@ -2,6 +2,8 @@ import { exports } from 'cloudflare:workers'
 
 export const CLIENT = 'APIKey test-client-key'
 export const RESELLER = 'APIKey test-reseller-key'
+/** A key of the second client account (1002), which owns none of client 1001's resources. */
+export const OTHER_CLIENT = 'APIKey other-client-key'
 
 /** A request to the deployed entry point (wrangler.jsonc + src/worker.ts) inside workerd. */
 export function api(path: string, init: RequestInit & { auth?: string | null } = {}) {

@@ -4,6 +4,7 @@ declare namespace Cloudflare {
   }
   interface Env {
     API_KEYS: string
+    SECOND_CLIENT_API_KEYS: string
     RESELLER_API_KEYS: string
     JWT_SECRET: string
   }

@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { owns } from '../auth.ts'
 import { type Addendum, addendumStatus, PRODUCTS } from '../data/addendums.ts'
 import type { ApiEnv } from '../env.ts'
 import { formatIso } from '../lib/dates.ts'
@@ -180,14 +181,12 @@ export const billing = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).
       ...CloudErrors,
     },
   }),
-  (c) => {
+  function listAddendums(c) {
     const q = c.req.valid('query')
     const principal = c.get('principal')
     const now = Date.now()
     const day = (ms: number) => Math.floor(ms / 86_400_000)
-    const filters: ((a: Addendum) => boolean)[] = [
-      (a) => principal.kind === 'reseller' || a.client_id === principal.clientId,
-    ]
+    const filters: ((a: Addendum) => boolean)[] = [(a) => owns(principal, a.client_id)]
     const add = <T>(value: T | undefined, test: (a: Addendum, v: T) => boolean) => {
       if (value !== undefined) filters.push((a) => test(a, value))
     }

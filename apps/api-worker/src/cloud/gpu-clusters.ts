@@ -6,6 +6,7 @@ import { validationHook } from '../lib/validation.ts'
 import { adminEnabled, parsePrefer } from '../scenario.ts'
 import { CloudErrors, ok } from '../schemas.ts'
 import { stateOf } from '../state/state-access.ts'
+import { ProjectNotFound, requireProject } from './projects.ts'
 
 /** Subnet/cluster name rule (spec 2.2, 2.3): letter/digit, 1–61 of `[A-Za-z0-9 ._-]`, letter/digit/`.`/`_`. */
 export const RESOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{1,61}[A-Za-z0-9._]$/
@@ -77,11 +78,16 @@ export const ClusterBody = z
         RESOURCE_NAME,
         'Must start with a letter or digit, contain letters, digits, spaces, ".", "_" or "-", and end with a letter, digit, "." or "_".',
       ),
+    // The bounds first, each ending the checks when it fails: past 2^53 zod's `int()` would also
+    // report its own bound (9007199254740991), a runtime's limit the API never states.
     servers_count: z
       .number()
-      .int()
-      .min(1, 'Ensure this value is greater than or equal to 1.')
-      .max(MAX_SERVERS_COUNT, `Ensure this value is less than or equal to ${MAX_SERVERS_COUNT}.`),
+      .min(1, { message: 'Ensure this value is greater than or equal to 1.', abort: true })
+      .max(MAX_SERVERS_COUNT, {
+        message: `Ensure this value is less than or equal to ${MAX_SERVERS_COUNT}.`,
+        abort: true,
+      })
+      .int(),
     servers_settings: z
       .object({
         interfaces: z.array(Interface).min(1, 'At least one interface is required.'),
@@ -154,13 +160,15 @@ export const gpuClusters = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook
     },
     responses: {
       200: ok('Task started', TaskIds),
+      ...ProjectNotFound,
       ...CloudErrors,
     },
   }),
-  async (c) => {
+  async function createGpuCluster(c) {
     const { project_id, region_id } = c.req.valid('param')
     const body = c.req.valid('json')
     const principal = c.get('principal')
+    requireProject(principal, project_id)
     const outcome = adminEnabled(c.env)
       ? (parsePrefer(c.req.header('prefer')).task ?? 'finished')
       : 'finished'

@@ -67,7 +67,7 @@ limitRequests
         ...CloudErrors,
       },
     }),
-    (c) => {
+    function listResellerLimitRequests(c) {
       const q = c.req.valid('query')
       let items = c.get('data').limitRequests
       if (q.client_id !== undefined) items = items.filter((r) => r.client_id === q.client_id)
@@ -96,7 +96,7 @@ limitRequests
         ...CloudErrors,
       },
     }),
-    (c) => {
+    function listLimitRequests(c) {
       const q = c.req.valid('query')
       if (
         q.created_from !== undefined &&

@@ -15,6 +15,7 @@ import {
 import { TAG_KEY, tagMapJson } from '../lib/tags.ts'
 import { validationHook } from '../lib/validation.ts'
 import { CloudErrors, ok } from '../schemas.ts'
+import { ProjectNotFound, requireProject } from './projects.ts'
 
 const Tag = z.object({ key: z.string(), value: z.string(), read_only: z.boolean() })
 const common = {
@@ -170,11 +171,13 @@ export const networks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
           headers: z.object({ Deprecation: z.string(), Link: z.string() }),
           content: { 'application/json': { schema: ListSchema } },
         },
+        ...ProjectNotFound,
         ...CloudErrors,
       },
     }),
-    (c) => {
+    function listAvailableNetworks(c) {
       const params = c.req.valid('param')
+      requireProject(c.get('principal'), params.project_id)
       c.header('Deprecation', 'true')
       c.header(
         'Link',
@@ -199,13 +202,12 @@ export const networks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
             .openapi({ description: '`project` (default): its own; `any`: also shared ones' }),
         }),
       },
-      responses: { 200: ok('Networks', ListSchema), ...CloudErrors },
+      responses: { 200: ok('Networks', ListSchema), ...ProjectNotFound, ...CloudErrors },
     }),
-    (c) => {
+    function listProjectNetworks(c) {
       const q = c.req.valid('query')
-      return c.json(
-        listNetworks(c.get('data').networks, c.req.valid('param'), q, q.owned_by ?? 'project'),
-        200,
-      )
+      const params = c.req.valid('param')
+      requireProject(c.get('principal'), params.project_id)
+      return c.json(listNetworks(c.get('data').networks, params, q, q.owned_by ?? 'project'), 200)
     },
   )

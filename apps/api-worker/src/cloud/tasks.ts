@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { owns } from '../auth.ts'
 import { apiConfig } from '../config.ts'
 import { createRng, hash32 } from '../data/rng.ts'
 import type { ApiEnv } from '../env.ts'
@@ -89,13 +90,12 @@ export const tasks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).op
       ...CloudErrors,
     },
   }),
-  async (c) => {
+  async function getTask(c) {
     const { task_id } = c.req.valid('param')
     // Tasks this emulator ran (state object), else a seeded one (a network's creator_task_id).
     const task = (await stateOf(c.env).getTask(task_id)) ?? c.get('data').tasks.get(task_id)
-    const principal = c.get('principal')
     // Another client's task does not exist for this caller; a reseller sees its clients' tasks.
-    if (!task || (principal.kind === 'client' && task.client_id !== principal.clientId)) {
+    if (!task || !owns(c.get('principal'), task.client_id)) {
       throw new ApiError(404, `Task ${task_id} not found.`)
     }
     return c.json(taskView(task, Date.now(), apiConfig(c.env).taskStepMs), 200)

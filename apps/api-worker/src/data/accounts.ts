@@ -4,6 +4,11 @@
  */
 export const RESELLER_ID = 5000
 export const DEV_CLIENT_ID = 1001
+/**
+ * A second client of the reseller with its own credentials (`SECOND_CLIENT_API_KEYS`) and its own
+ * resources, so what belongs to one client account can be shown not to reach another.
+ */
+export const SECOND_CLIENT_ID = 1002
 
 /** The reseller's clients: ids and company names. */
 export const CLIENTS: readonly { id: number; company_name: string }[] = [
@@ -38,7 +43,10 @@ export interface LoginUser {
   totpSecret?: string
 }
 
-/** The documented login users (docs/api-emulator.md): a client, a reseller and a client with 2FA. */
+/**
+ * The login users: a client, a reseller, the second client and a client with 2FA (the first three
+ * documented in docs/api-emulator.md).
+ */
 export const LOGIN_USERS: readonly LoginUser[] = [
   {
     username: 'user@example.com',
@@ -51,6 +59,12 @@ export const LOGIN_USERS: readonly LoginUser[] = [
     password: 'emulator-password',
     clientId: RESELLER_ID,
     kind: 'reseller',
+  },
+  {
+    username: 'second@example.com',
+    password: 'emulator-password',
+    clientId: SECOND_CLIENT_ID,
+    kind: 'client',
   },
   {
     username: '2fa@example.com',

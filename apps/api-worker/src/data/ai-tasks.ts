@@ -1,3 +1,4 @@
+import { DEV_CLIENT_ID } from './accounts.ts'
 import type { Rng } from './rng.ts'
 
 /** AI task statuses (spec 3) and names (spec 2.8). */
@@ -15,6 +16,8 @@ export const AI_TASK_NAMES = ['transcription', 'content-moderation'] as const
 /** A streaming AI task; times in epoch ms (`completed_at` null until done). */
 export interface AiTask {
   task_id: string
+  /** The client account whose API call created the task: only it (and the reseller) sees it. */
+  client_id: number
   task_name: (typeof AI_TASK_NAMES)[number]
   status: (typeof AI_TASK_STATUSES)[number]
   progress: number
@@ -29,15 +32,20 @@ const LANGUAGES = ['eng', 'deu', 'fra', 'spa', 'jpn', 'por']
 const CATEGORIES = ['nsfw', 'sport', 'hard_nudity', 'soft_nudity', 'child_pornography']
 
 /**
- * 1,000 AI tasks over the last 60 days, every status and both names represented.
+ * `count` AI tasks of client `clientId` over the last 60 days, every status and both names
+ * represented (1,000 for client 1001 when not told otherwise).
  *
  * @example
  * ```ts
  * generateAiTasks(createRng(42), Date.now()).length // 1000
  * ```
  */
-export function generateAiTasks(rng: Rng, now: number): AiTask[] {
-  return Array.from({ length: 1000 }, (_, i) => {
+export function generateAiTasks(
+  rng: Rng,
+  now: number,
+  { clientId = DEV_CLIENT_ID, count = 1000 }: { clientId?: number; count?: number } = {},
+): AiTask[] {
+  return Array.from({ length: count }, (_, i) => {
     const status = AI_TASK_STATUSES[i % AI_TASK_STATUSES.length] as AiTask['status']
     const task_name = AI_TASK_NAMES[rng.int(0, 1)] as AiTask['task_name']
     const created = now - rng.int(60, 60 * 86400) * 1000
@@ -47,6 +55,7 @@ export function generateAiTasks(rng: Rng, now: number): AiTask[] {
     const video = `video-${rng.int(1000, 9999)}`
     return {
       task_id: rng.uuid(),
+      client_id: clientId,
       task_name,
       status,
       progress: finished ? 100 : status === 'STARTED' || status === 'RETRY' ? rng.int(1, 99) : 0,

@@ -1,5 +1,5 @@
 import type { StoredTask } from '../state/emulator-state.ts'
-import { DEV_CLIENT_ID, REGIONS } from './accounts.ts'
+import { DEV_CLIENT_ID, REGIONS, SECOND_CLIENT_ID } from './accounts.ts'
 import type { Rng } from './rng.ts'
 
 /** A tag as read back (spec 2.1). */
@@ -61,6 +61,17 @@ export interface Network extends RegionalResource {
 
 /** The projects the networks belong to; `null` owner = shared by an external owner. */
 export const NETWORK_PROJECTS = [1, 2] as const
+
+/**
+ * The client account of each seeded project: 1 and 2 (every seeded network's) are client 1001's,
+ * 3 is the second client's (no networks of its own yet). Another client's project is not there
+ * for a caller; a project no one has is the caller's own, empty, as it always was.
+ */
+export const PROJECT_OWNERS: ReadonlyMap<number, number> = new Map([
+  [1, DEV_CLIENT_ID],
+  [2, DEV_CLIENT_ID],
+  [3, SECOND_CLIENT_ID],
+])
 
 const PURPOSES = ['web', 'db', 'cache', 'k8s', 'gpu', 'storage', 'mgmt', 'edge', 'batch', 'ci']
 const ENVS = ['prod', 'staging', 'dev', 'qa']

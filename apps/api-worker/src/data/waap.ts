@@ -1,3 +1,4 @@
+import { DEV_CLIENT_ID, SECOND_CLIENT_ID } from './accounts.ts'
 import { createRng, hash32, type Rng } from './rng.ts'
 
 export const WAAP_DECISIONS = ['blocked', 'monitored', 'allowed', 'passed'] as const
@@ -14,9 +15,11 @@ export const WAAP_METHODS = [
 ] as const
 export const WAAP_DOMAIN_STATUSES = ['active', 'bypass', 'monitor', 'locked'] as const
 
-/** A protected domain (spec 2.10, listed by 4.13). */
+/** A protected domain (spec 2.10, listed by 4.13) of one client account (4.11: "of the account"). */
 export interface WaapDomain {
   id: number
+  /** The client account the domain belongs to: only it (and the reseller) sees the domain. */
+  client_id: number
   name: string
   status: (typeof WAAP_DOMAIN_STATUSES)[number]
   created_at: number
@@ -110,38 +113,56 @@ const STATUS_BY_DECISION = {
 const hex = (rng: Rng, n: number) =>
   Array.from({ length: n }, () => rng.int(0, 15).toString(16)).join('')
 
+/** Whose domains to generate: the client, its first domain ID and its apex names. */
+export interface WaapTenant {
+  clientId: number
+  firstId: number
+  apexes: readonly string[]
+}
+
+/** Client 1001: 20 domains from 10001. */
+export const FIRST_TENANT: WaapTenant = { clientId: DEV_CLIENT_ID, firstId: 10_001, apexes: APEXES }
+/** Client 1002: 4 domains from 10101, none of them client 1001's. */
+export const SECOND_TENANT: WaapTenant = {
+  clientId: SECOND_CLIENT_ID,
+  firstId: 10_101,
+  apexes: ['contoso-streaming.example'],
+}
+
 /**
- * 20 protected domains, every status represented.
+ * The protected domains of one client: four hosts per apex, every status represented.
  *
  * @example
  * ```ts
- * generateWaapDomains(createRng(42), Date.now()).length // 20
+ * generateWaapDomains(createRng(42), Date.now(), FIRST_TENANT).length // 20
  * ```
  */
-export function generateWaapDomains(rng: Rng, now: number): WaapDomain[] {
-  return Array.from({ length: 20 }, (_, i) => ({
-    id: 10_001 + i,
-    name: `${HOSTS[i % HOSTS.length]}.${APEXES[Math.floor(i / HOSTS.length)]}`,
+export function generateWaapDomains(rng: Rng, now: number, tenant: WaapTenant): WaapDomain[] {
+  return Array.from({ length: tenant.apexes.length * HOSTS.length }, (_, i) => ({
+    id: tenant.firstId + i,
+    client_id: tenant.clientId,
+    name: `${HOSTS[i % HOSTS.length]}.${tenant.apexes[Math.floor(i / HOSTS.length)]}`,
     status: WAAP_DOMAIN_STATUSES[i % 4 === 0 ? 0 : rng.int(0, 3)] as WaapDomain['status'],
     created_at: now - rng.int(40, 900) * 86_400_000,
   }))
 }
 
 /**
- * 10,000 events spread over the 30 days before `now`, newest first, across all domains, every
+ * `count` events spread over the 30 days before `now`, newest first, across `domains`, every
  * decision, optional action and method represented.
  *
  * @example
  * ```ts
- * generateWaapEvents(createRng(42), domains, Date.now())[0].request_time // the newest
+ * generateWaapEvents(createRng(42), domains, Date.now(), 10_000)[0].request_time // the newest
  * ```
  */
 export function generateWaapEvents(
   rng: Rng,
   domains: readonly WaapDomain[],
   now: number,
+  count: number,
 ): WaapEvent[] {
-  const events = Array.from({ length: 10_000 }, (_, i): WaapEvent => {
+  const events = Array.from({ length: count }, (_, i): WaapEvent => {
     const decision = WAAP_DECISIONS[
       i % 10 < 2 ? 0 : i % 10 < 3 ? 1 : i % 10 < 4 ? 2 : 3
     ] as WaapEvent['decision']

@@ -89,7 +89,7 @@ export const dns = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).open
       ...CloudErrors,
     },
   }),
-  async (c) => {
+  async function getDnsDelegationStatus(c) {
     const { limit, windowMs } = apiConfig(c.env).dnsRateLimit
     const { allowed, retryAfterSeconds } = await stateOf(c.env).hit(
       `dns:${c.get('principal').label}`,

@@ -85,7 +85,7 @@ edge.openapi(
       ...EdgeErrors,
     },
   }),
-  (c) => {
+  function listAdminEdgeApps(c) {
     const q = c.req.valid('query')
     let apps = c.get('data').edgeApps
     if (q.client_id !== undefined) apps = apps.filter((a) => a.client_id === q.client_id)

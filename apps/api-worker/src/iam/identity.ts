@@ -61,7 +61,7 @@ export const iam = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         401: { description: 'Wrong credentials or one-time password', ...loginErrors },
       },
     }),
-    async (c) => {
+    async function loginJwt(c) {
       const { username, password, one_time_password } = c.req.valid('json')
       const user = LOGIN_USERS.find((u) => u.username === username.toLowerCase())
       // One message for an unknown user and a wrong password: the emulator leaks no more than the API.
@@ -118,7 +118,7 @@ export const iam = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         401: { description: 'Invalid or expired refresh token', ...loginErrors },
       },
     }),
-    async (c) => {
+    async function refreshJwt(c) {
       const claims = await verifySession(c.req.valid('json').refresh, c.env, 'refresh')
       if (!claims)
         throw new ApiError(401, 'Token is invalid or expired.', {
@@ -162,7 +162,7 @@ export const iam = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         ...CloudErrors,
       },
     }),
-    (c) => {
+    function getClientMe(c) {
       const principal = c.get('principal')
       const reseller = principal.kind === 'reseller'
       const company = reseller

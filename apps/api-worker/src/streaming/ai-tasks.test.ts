@@ -9,7 +9,7 @@ type Task = {
   processing_time: { started_at: string | null; total_time_sec: number | null }
   task_data: Record<string, string>
 }
-type Page = { count: number; next: string | null; previous: string | null; results: Task[] }
+type Page = { count: number; next: string; previous: string; results: Task[] }
 const list = (query = '') => getJson<Page>(`/streaming/ai/tasks${query}`)
 const everything = async () => (await list('?limit=1000')).body.results
 
@@ -19,7 +19,7 @@ describe('GET /streaming/ai/tasks (4.8)', () => {
     expect(status).toBe(200)
     expect(body.count).toBe(1000)
     expect(body.results).toHaveLength(10)
-    expect(body.previous).toBeNull()
+    expect(body.previous).toBe('')
     expect(body.next).toBe('?page=2')
     const started = (await everything())
       .map((t) => t.processing_time.started_at)
@@ -29,8 +29,30 @@ describe('GET /streaming/ai/tasks (4.8)', () => {
     expect(second.previous).toBe('?status=SUCCESS&page=1&limit=5')
     expect(second.next).toBe('?status=SUCCESS&page=3&limit=5')
     const last = (await list('?page=100')).body
-    expect(last.next).toBeNull()
+    expect(last.next).toBe('')
+    expect(last.previous).toBe('?page=99')
     expect((await list('?page=101')).status).toBe(404)
+  })
+
+  // 4.8 types `next` and `previous` as strings (the query-string part), not "or null" as 4.7's
+  // addendum links are: with no page on that side the part is empty, never null.
+  it('answers next/previous as strings on every page: first, middle, last, only (never null)', async () => {
+    const pages = {
+      first: (await list('?limit=400')).body,
+      middle: (await list('?limit=400&page=2')).body,
+      last: (await list('?limit=400&page=3')).body,
+      only: (await list('?limit=1000')).body,
+      empty: (await list('?task_id=00000000-0000-4000-8000-000000000000')).body,
+    }
+    expect(pages.first).toMatchObject({ previous: '', next: '?limit=400&page=2' })
+    expect(pages.middle).toMatchObject({ previous: '?limit=400&page=1', next: '?limit=400&page=3' })
+    expect(pages.last).toMatchObject({ previous: '?limit=400&page=2', next: '' })
+    expect(pages.only).toMatchObject({ previous: '', next: '' })
+    expect(pages.empty).toMatchObject({ count: 0, previous: '', next: '', results: [] })
+    // past the last page there is no page to describe: 404, as before
+    const beyond = await list('?limit=400&page=4')
+    expect(beyond.status).toBe(404)
+    expect(beyond.body).toMatchObject({ exception_class: 'NotFound', message: 'Invalid page.' })
   })
 
   it('filters by task_id, task_name, status and date_created', async () => {

@@ -1,11 +1,12 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { owns } from '../auth.ts'
 import { AI_TASK_NAMES, AI_TASK_STATUSES, type AiTask } from '../data/ai-tasks.ts'
 import type { ApiEnv } from '../env.ts'
 import { ApiError } from '../errors.ts'
 import { formatIso, parseDateTime } from '../lib/dates.ts'
 import { containsText, integer, paginate, sortBy, uuid } from '../lib/query.ts'
 import { validationHook } from '../lib/validation.ts'
-import { CloudErrors, linkedPage, ok } from '../schemas.ts'
+import { CloudErrors, ok } from '../schemas.ts'
 
 const ORDERINGS = ['task_id', 'status', 'task_name', 'started_at'] as const
 
@@ -56,6 +57,21 @@ const searchable = (task: AiTask) => [
   ...valuesOf(task.task_data),
 ]
 
+/**
+ * The page of 4.8: `next` and `previous` are typed string ("the query-string part pointing to the
+ * next page"), not "uri or null" as the addendum links of 4.7, so a side with no page is `''`.
+ */
+const TaskPage = z
+  .object({
+    count: z.number().int().openapi({ default: 0 }),
+    next: z.string().openapi({ description: 'Query string of the next page; empty on the last' }),
+    previous: z
+      .string()
+      .openapi({ description: 'Query string of the previous page; empty on the first' }),
+    results: z.array(Task),
+  })
+  .openapi('AiTaskPage')
+
 /** The query string of another page: the request's own parameters with `page` replaced. */
 const pageLink = (url: string, page: number) => {
   const params = new URL(url).searchParams
@@ -91,13 +107,15 @@ export const streaming = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }
       }),
     },
     responses: {
-      200: ok('A page of tasks', linkedPage(Task)),
+      200: ok('A page of tasks', TaskPage),
       ...CloudErrors,
     },
   }),
-  (c) => {
+  function listAiTasks(c) {
     const q = c.req.valid('query')
-    let tasks = c.get('data').aiTasks
+    // a task is its creating account's (2.8: made by an API method that account called)
+    const principal = c.get('principal')
+    let tasks = c.get('data').aiTasks.filter((t) => owns(principal, t.client_id))
     if (q.task_id) tasks = tasks.filter((t) => t.task_id === q.task_id?.toLowerCase())
     if (q.task_name) tasks = tasks.filter((t) => t.task_name === q.task_name)
     if (q.status) tasks = tasks.filter((t) => t.status === q.status)
@@ -121,8 +139,8 @@ export const streaming = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }
     return c.json(
       {
         count: tasks.length,
-        next: page < pages ? pageLink(c.req.url, page + 1) : null,
-        previous: page > 1 ? pageLink(c.req.url, page - 1) : null,
+        next: page < pages ? pageLink(c.req.url, page + 1) : '',
+        previous: page > 1 ? pageLink(c.req.url, page - 1) : '',
         results: paginate(tasks, { limit, offset: (page - 1) * limit }).map(out),
       },
       200,

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { normalizeIp } from '@proj/signing'
+import { owns } from '../auth.ts'
 import {
   WAAP_DECISIONS,
   WAAP_DOMAIN_STATUSES,
@@ -162,7 +163,7 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         ...CloudErrors,
       },
     }),
-    (c) => {
+    function listWaapRequests(c) {
       const q = c.req.valid('query')
       const now = Date.now()
       // Name the parameter the caller sent: with no `end`, a future `start` is the one at fault.
@@ -173,7 +174,11 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
       const start = Math.max(q.start, now - RETENTION_MS)
       const path = q.path ? globMatcher(q.path) : undefined
       const countries = q.countries?.map((code) => code.toUpperCase())
+      const { waapDomainOwner } = c.get('data')
+      const principal = c.get('principal')
       const keep = (e: WaapEvent) =>
+        // "across all domains of the account" (4.11): another client's domains are not there
+        owns(principal, waapDomainOwner.get(e.domain_id) ?? -1) &&
         e.request_time >= start &&
         e.request_time <= end &&
         (!q.domains || q.domains.includes(e.domain_id)) &&
@@ -216,11 +221,18 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         ...CloudErrors,
       },
     }),
-    (c) => {
+    function getWaapRequestDetails(c) {
       const { domain_id, request_id } = c.req.valid('param')
-      const event = c.get('data').waapEventsById.get(request_id)
-      // Past the retention (4.11, 6.3) a request is gone for the details too, as for the list.
-      if (!event || event.domain_id !== domain_id || retired(event, Date.now()))
+      const { waapEventsById, waapDomainOwner } = c.get('data')
+      const event = waapEventsById.get(request_id)
+      // Past the retention (4.11, 6.3) a request is gone for the details too, as for the list;
+      // another client's request does not exist for this caller (the same 404, nothing confirmed).
+      if (
+        !event ||
+        event.domain_id !== domain_id ||
+        !owns(c.get('principal'), waapDomainOwner.get(domain_id) ?? -1) ||
+        retired(event, Date.now())
+      )
         throw new ApiError(404, `Request ${request_id} not found on domain ${domain_id}.`)
       return c.json(waapDetails(event), 200)
     },
@@ -252,7 +264,7 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         ...CloudErrors,
       },
     }),
-    (c) => {
+    function listWaapDomains(c) {
       const q = c.req.valid('query')
       const name = q.name
         ? globMatcher(q.name.includes('*') ? q.name : `*${q.name}*`, { caseInsensitive: true })
@@ -261,6 +273,7 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
         .get('data')
         .waapDomains.filter(
           (d) =>
+            owns(c.get('principal'), d.client_id) &&
             (!q.ids || q.ids.includes(d.id)) &&
             (!name || name(d.name)) &&
             (!q.status || q.status.includes(d.status)),
@@ -273,7 +286,7 @@ export const waap = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
           limit,
           offset,
           count: domains.length,
-          results: paginate(domains, { limit, offset }).map((d) => ({
+          results: paginate(domains, { limit, offset }).map(({ client_id: _owner, ...d }) => ({
             ...d,
             created_at: formatIso(d.created_at),
           })),
