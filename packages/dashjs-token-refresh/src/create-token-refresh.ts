@@ -8,7 +8,7 @@ import { recoveringRetrySettings } from './retry-settings.ts'
 /** The options of {@link createTokenRefresh}: the core's, plus the page's `dashjs` module. */
 export interface DashjsTokenRefreshOptions extends TokenRefreshOptions {
   /**
-   * The page's `dashjs` module (`import dashjs from 'dashjs'`, or the script tag's global).
+   * The page's `dashjs` module (`import * as dashjs from 'dashjs'`, or the script tag's global).
    * Required: this package never imports dash.js itself, so the page bundles it once.
    */
   dashjs: DashjsModule
@@ -44,7 +44,7 @@ export interface DashjsTokenRefresh {
  * @throws TypeError when `options.dashjs` is missing (before the token is fetched).
  * @example
  * ```ts
- * import dashjs from 'dashjs'
+ * import * as dashjs from 'dashjs'
  * import { createTokenRefresh, fetchToken } from '@proj/dashjs-token-refresh'
  *
  * async function play(video: HTMLVideoElement) {

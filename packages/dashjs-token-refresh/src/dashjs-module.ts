@@ -18,7 +18,7 @@ export interface DashjsModule {
 }
 
 /**
- * Throws unless `value` looks like the `dashjs` module (`import dashjs from 'dashjs'`, or the
+ * Throws unless `value` looks like the `dashjs` module (`import * as dashjs from 'dashjs'`, or the
  * script tag's `dashjs` global). A missing module is a TypeError at setup rather than a second
  * copy of dash.js in the bundle (an import fallback would bring it back).
  *

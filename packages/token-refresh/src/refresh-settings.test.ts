@@ -7,7 +7,10 @@ import {
   resolveCdnSettings,
   resolveRefreshSettings,
 } from './refresh-settings.ts'
+import { fakeTime, fakeTokenBackend, testRefreshOptions } from './testing/index.ts'
 import { pagePeers } from './token-peers.ts'
+import { TokenRefresher } from './token-refresher.ts'
+import type { TokenRefreshOptions } from './types.ts'
 
 const getToken = () => Promise.reject(new Error('not called'))
 
@@ -48,6 +51,35 @@ describe('resolveRefreshSettings', () => {
   })
 })
 
+describe('resolveRefreshSettings, given what a careless page passes', () => {
+  // a retry bound of 0, NaN or undefined made a backoff of 0 or NaN ms: a failing backend was
+  // called in a loop with no delay; each is now refused at creation, naming the bound
+  it.each([
+    [{ baseMs: 0 }, 'baseMs must be a number > 0, got 0'],
+    [{ maxMs: Number.NaN }, 'maxMs must be a number > 0, got NaN'],
+    [{ expiredMaxMs: -1 }, 'expiredMaxMs must be a number > 0, got -1'],
+    [{ maxMs: undefined }, 'maxMs must be a number > 0, got undefined'],
+    [{ baseMs: Number.POSITIVE_INFINITY }, 'baseMs must be a number > 0, got Infinity'],
+  ])('refuses retry %o with a RangeError naming it', (retry, message) => {
+    // an explicit undefined, as a page's optional config field passes it
+    const given = { getToken, refreshLeadSeconds: 10, retry } as TokenRefreshOptions
+    expect(() => resolveRefreshSettings(given)).toThrow(new RangeError(message))
+  })
+
+  it('refuses a lead that is not a number', () => {
+    const given = { getToken, refreshLeadSeconds: 'ten' } as unknown as TokenRefreshOptions
+    expect(() => resolveRefreshSettings(given)).toThrow(/^refreshLeadSeconds must be a number > 0/)
+  })
+
+  it('TokenRefresher.create refuses it before calling getToken (no backend hammered later)', async () => {
+    const time = fakeTime()
+    const backend = fakeTokenBackend({ clock: time.clock, lifetime: 20 })
+    const options = { ...testRefreshOptions(time, backend.getToken), retry: { baseMs: 0 } }
+    await expect(TokenRefresher.create(options)).rejects.toThrow(RangeError)
+    expect(backend.calls).toBe(0)
+  })
+})
+
 describe('leadProblem', () => {
   it('is fatal at or above the lifetime, a warning outside 20–30 %, nothing inside', () => {
     expect(leadProblem(20, 20)).toEqual({
@@ -62,10 +94,20 @@ describe('leadProblem', () => {
 })
 
 describe('resolveCdnSettings', () => {
-  it('applies CDN_FAILOVER_DEFAULTS and rejects a cooldown or timeout that is not > 0', () => {
+  it('applies CDN_FAILOVER_DEFAULTS; a cooldown or timeout that is not > 0 is refused by name', () => {
     expect(resolveCdnSettings()).toMatchObject({ cooldownMs: 20_000, timeoutMs: 3000 })
     expect(resolveCdnSettings({ timeoutMs: 1500 }).timeoutMs).toBe(1500)
-    for (const cdn of [{ cooldownMs: 0 }, { timeoutMs: -1 }, { timeoutMs: Number.NaN }])
-      expect(() => resolveCdnSettings(cdn)).toThrow(RangeError)
+    const probe = async () => true
+    expect(
+      resolveRefreshSettings({ getToken, refreshLeadSeconds: 5, cdn: { probe } }).cdn.probe,
+    ).toBe(probe)
+    for (const [cdn, message] of [
+      [{ cooldownMs: 0 }, 'cooldownMs must be a number > 0, got 0'],
+      [{ timeoutMs: -1 }, 'timeoutMs must be a number > 0, got -1'],
+      [{ timeoutMs: Number.NaN }, 'timeoutMs must be a number > 0, got NaN'],
+    ] as const)
+      expect(() => resolveRefreshSettings({ getToken, refreshLeadSeconds: 5, cdn })).toThrow(
+        new RangeError(message),
+      )
   })
 })

@@ -116,8 +116,9 @@ export const systemTimers: Timers = {
  * Applies the defaults above to `options` and checks what can be checked before the first
  * token arrives.
  *
- * @throws RangeError when `refreshLeadSeconds` is not a number > 0 or `refreshSpreadSeconds`
- *   not a number >= 0.
+ * @throws RangeError naming the option when `refreshLeadSeconds`, a `retry` bound (`baseMs`,
+ *   `maxMs`, `expiredMaxMs`) or a `cdn` one (`cooldownMs`, `timeoutMs`) is not a finite number
+ *   > 0, or `refreshSpreadSeconds` not one >= 0.
  * @example
  * ```ts
  * const settings = resolveRefreshSettings({ getToken, refreshLeadSeconds: 60 })
@@ -126,17 +127,28 @@ export const systemTimers: Timers = {
  */
 export function resolveRefreshSettings(options: TokenRefreshOptions): RefreshSettings {
   const lead = options.refreshLeadSeconds
-  if (!(lead > 0) || !Number.isFinite(lead))
-    throw new RangeError(`refreshLeadSeconds must be a number > 0, got ${lead}`)
+  const retry = { ...DEFAULT_RETRY, ...options.retry }
+  const cdn = resolveCdnSettings(options.cdn)
+  // One loop names whichever bound is wrong (`probe: 1` stands in for the probe function). A
+  // retry bound of 0, NaN or undefined (`retry: { maxMs: config.maxMs }`) made a backoff of 0 or
+  // NaN ms, which called a failing backend in a loop with no delay.
+  for (const [name, value] of Object.entries({
+    refreshLeadSeconds: lead,
+    ...retry,
+    ...cdn,
+    probe: 1,
+  }))
+    if (!(value > 0 && value < Infinity))
+      throw new RangeError(`${name} must be a number > 0, got ${value}`)
   const spread = options.refreshSpreadSeconds ?? lead * DEFAULT_SPREAD_OF_LEAD
-  if (!(spread >= 0) || !Number.isFinite(spread))
+  if (!(spread >= 0 && spread < Infinity))
     throw new RangeError(`refreshSpreadSeconds must be a number >= 0, got ${spread}`)
   return {
     ...options,
     ipBound: options.ipBound ?? false,
     leadMs: lead * 1000,
     spreadMs: spread * 1000,
-    retry: { ...DEFAULT_RETRY, ...options.retry },
+    retry,
     maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
     maxOutageWaitMs: options.maxOutageWaitMs ?? DEFAULT_MAX_OUTAGE_WAIT_MS,
     tokenTimeoutMs: options.tokenTimeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
@@ -144,7 +156,7 @@ export function resolveRefreshSettings(options: TokenRefreshOptions): RefreshSet
     timers: options.timers ?? systemTimers,
     random: options.random ?? Math.random,
     peers: options.peers === undefined ? pagePeers : options.peers,
-    cdn: resolveCdnSettings(options.cdn),
+    cdn,
     // an explicit `visibility: undefined` means none, like `null`
     visibility:
       'visibility' in options
@@ -198,9 +210,9 @@ export function checkLead(leadSeconds: number, lifetimeSeconds: number, dated: b
 }
 
 /**
- * The `cdn` options with {@link CDN_FAILOVER_DEFAULTS} applied.
+ * The `cdn` options with {@link CDN_FAILOVER_DEFAULTS} applied; {@link resolveRefreshSettings}
+ * checks them with the other bounds.
  *
- * @throws RangeError when `cooldownMs` or `timeoutMs` is not > 0.
  * @example
  * ```ts
  * resolveCdnSettings({ timeoutMs: 2000 }).cooldownMs // 20000
@@ -211,9 +223,5 @@ export function resolveCdnSettings(options: CdnFailoverOptions = {}): CdnSetting
     cooldownMs = CDN_FAILOVER_DEFAULTS.cooldownMs,
     timeoutMs = CDN_FAILOVER_DEFAULTS.timeoutMs,
   } = options
-  if (!(cooldownMs > 0 && timeoutMs > 0))
-    throw new RangeError(
-      `cdn.cooldownMs and cdn.timeoutMs must be > 0, got ${cooldownMs}, ${timeoutMs}`,
-    )
   return { cooldownMs, timeoutMs, probe: options.probe }
 }

@@ -3,7 +3,7 @@ import { fakeTokenBackend, testRefreshOptions } from '@proj/token-refresh/testin
 import videojs from 'video.js'
 import { describe, expect, it, vi } from 'vitest'
 import { usePlayerCdn } from '../test/player-cdn.ts'
-import { HLS_TYPE } from './plugin.ts'
+import { HLS_TYPE, type TokenRefreshPlugin } from './plugin.ts'
 import { prepareTokenRefresh } from './prepare.ts'
 import { tokenRefreshOf } from './register.ts'
 import type { VhsXhr } from './vhs-hooks.ts'
@@ -158,6 +158,41 @@ describe('the tokenRefresh plugin', () => {
     expect(sets._requestCallbackSet?.size ?? 0).toBe(0)
     expect(sets._responseCallbackSet?.size ?? 0).toBe(0)
     expect(vhs).toBeDefined()
+  })
+
+  it('started again after its own dispose(), hooks VHS again: requests leave on the new pair', async () => {
+    const first = backendFor('12345_demo')
+    const player = newPlayer(await prepareTokenRefresh(options(first.getToken)))
+    await tokenRefreshOf(player)?.ready
+    const vhs = await vhsTakesSource(player)
+    tokenRefreshOf(player)?.dispose()
+    expect(vhs.xhr).toBe(vhsXhr) // VHS's own xhr back, not a wrapper around a stopped refresher
+    const second = backendFor('12345_demo')
+    const start = player as unknown as { tokenRefresh(options: object): TokenRefreshPlugin }
+    const refresher = await start.tokenRefresh(options(second.getToken)).ready
+    player.trigger('loadstart') // the tech is VHS's as before: no new xhr-hooks-ready
+    await env.time.advance(14_000)
+    await new Promise<void>((resolve) =>
+      vhs.xhr({ uri: player.currentSrc(), responseType: 'text' }, () => resolve()),
+    )
+    expect(refresher?.refreshCount).toBe(1)
+    expect(env.cdn.hits.map((hit) => hit.token)).toEqual([refresher?.token])
+  })
+
+  it('started on a player whose VHS already took the source, hooks it at once', async () => {
+    const { getToken } = backendFor('12345_demo')
+    const prepared = await prepareTokenRefresh(options(getToken))
+    // the page's own source first, the plugin later (player.tokenRefresh(options))
+    const player = newPlayer({ sources: prepared.sources, html5: prepared.html5 })
+    const vhs = await vhsTakesSource(player)
+    const start = player as unknown as { tokenRefresh(options: object): TokenRefreshPlugin }
+    const refresher = await start.tokenRefresh(prepared.plugins.tokenRefresh).ready
+    expect(vhs.xhr).not.toBe(vhsXhr)
+    await env.time.advance(14_000)
+    await new Promise<void>((resolve) =>
+      vhs.xhr({ uri: player.currentSrc(), responseType: 'text' }, () => resolve()),
+    )
+    expect(env.cdn.hits.map((hit) => hit.token)).toEqual([refresher?.token])
   })
 
   it('reports a failed first fetch through onError and a player error', async () => {

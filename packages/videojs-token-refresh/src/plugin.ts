@@ -111,12 +111,8 @@ export class TokenRefreshPlugin extends Plugin {
    * ```
    */
   async load(options: TokenRefreshPluginOptions, play = true): Promise<TokenRefresher | undefined> {
-    this.#failures?.stop()
-    this.#failures = undefined
-    this.refresher?.destroy()
-    this.refresher = undefined
+    this.#end()
     this.#options = options
-    this.#endNative()
     const generation = ++this.#generation
     const pending = TokenRefresher.create(options)
     this.ready = pending.catch(() => undefined)
@@ -137,6 +133,9 @@ export class TokenRefreshPlugin extends Plugin {
         { type: HLS_TYPE },
       )
       if (play || !this.player.currentSrc()) this.player.src({ src: refresher.url, type: HLS_TYPE })
+      // the source stays: the plugin may have started after the tech took it (and after its
+      // xhr-hooks-ready and loadstart), so the tech is hooked now, not at the next source
+      else this.#hookCurrentTech()
       return refresher
     } catch (error) {
       options.onError?.(error)
@@ -150,11 +149,19 @@ export class TokenRefreshPlugin extends Plugin {
 
   override dispose(): void {
     this.#disposed = true
-    this.#failures?.stop()
-    this.#endNative()
-    this.refresher?.destroy()
+    this.#end()
     this.#remove?.()
     super.dispose()
+  }
+
+  /** Stops the current video's refresh: its refresher, its failure watch, its native protection. */
+  #end() {
+    this.#failures?.stop()
+    this.#failures = undefined
+    this.refresher?.destroy()
+    this.refresher = undefined
+    void this.native?.then((protection) => protection?.destroy())
+    this.native = undefined
   }
 
   // VHS announces its new xhr from inside the tech's constructor, before the player knows the
@@ -169,14 +176,20 @@ export class TokenRefreshPlugin extends Plugin {
     if (!vhs) return this.#protectNative(tech?.el())
     if (hooked.has(vhs.xhr)) return
     this.#remove?.()
+    const { xhr } = vhs
     const installed = installVhsHooks(
-      vhs.xhr,
+      xhr,
       () => this.refresher,
       (url, status, final) => this.#failures?.observe(url, status, final),
     )
     vhs.xhr = installed.xhr
     hooked.add(installed.xhr)
-    this.#remove = installed.remove
+    this.#remove = () => {
+      installed.remove()
+      // VHS's own xhr back: left wrapped, it would keep this plugin's stopped refresher, and a
+      // plugin started again on the same tech would take it as hooked already
+      vhs.xhr = xhr
+    }
   }
 
   // No VHS on the tech: the browser plays HLS itself and no hook runs. The native protection
@@ -198,10 +211,5 @@ export class TokenRefreshPlugin extends Plugin {
         this.#options.onError?.(error)
         return undefined
       })
-  }
-
-  #endNative() {
-    void this.native?.then((protection) => protection?.destroy())
-    this.native = undefined
   }
 }
