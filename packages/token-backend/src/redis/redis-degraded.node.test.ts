@@ -222,6 +222,42 @@ describe('the retraction of a start answered 503', () => {
     expect(await store.list('herd', Date.now())).toEqual([])
   })
 
+  it("runs right behind its start: the client's retries during the stall evict no playing stream", async () => {
+    const prefix = fresh()
+    const store = redisStreamStore(client, { prefix, timeoutMs: 100 })
+    const evicting = (nowMs: number, newId: string, id?: string): StreamRequest => ({
+      ...start(nowMs, newId, id, 2),
+      policy: 'evict-oldest',
+    })
+    const nowMs = Date.now()
+    const playing = await store.admit('viewer', evicting(nowMs, 'playing-stream-id-000000'))
+    expect(playing.kind).toBe('admitted')
+    redis.pause()
+    try {
+      // the player's start and two retries, each answered 503 while Redis stalls
+      for (const id of ['retry-0-stream-id-000000', 'retry-1-stream-id-000000', 'retry-2-id'])
+        await expect(store.admit('viewer', evicting(Date.now(), id))).rejects.toBeInstanceOf(
+          StoreUnavailableError,
+        )
+    } finally {
+      redis.resume()
+    }
+    await reconnected([client])
+    const deadline = Date.now() + 5000
+    while ((await store.list('viewer', Date.now())).length > 1) {
+      if (Date.now() > deadline) throw new Error('never retracted')
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect((await store.list('viewer', Date.now())).map((lease) => lease.id)).toEqual([
+      'playing-stream-id-000000',
+    ])
+    const renewed = await store.admit(
+      'viewer',
+      evicting(Date.now(), 'other-stream-id-00000000', 'playing-stream-id-000000'),
+    )
+    expect(renewed.kind).toBe('renewed')
+  })
+
   it('run before its start lands (a connection lost, the start still on its way): the start takes no slot', async () => {
     const prefix = fresh()
     // the start's connection dies before its reply, as node-redis reports it; its bytes reach

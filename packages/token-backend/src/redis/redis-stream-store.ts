@@ -120,20 +120,20 @@ export function redisStreamStore(
   // viewer would then hold a slot no one plays, for the lease's whole life (a token's lifetime),
   // and be refused for it. A start whose id the client named is left alone: its retry names it
   // again and renews that lease. Any other id was never sent to anyone, so its lease is retracted
-  // (RETRACT), once per start and never before the start's own fate is known:
-  // - timed out: the start is still in the client's queue or on the wire. Nothing is sent while
-  //   it is (a stall of minutes sends no retraction at all, so none pile up in the socket for
-  //   Redis to run when it wakes); its late reply says whether it admitted anything (`retire`).
-  //   Dropped unsent from the queue at the timeout (AbortError) or refused (a transient reply):
-  //   it never ran, nothing to retract;
+  // (RETRACT), once per start:
+  // - timed out: the retraction is sent at once, so that it travels behind its start on the same
+  //   connection and Redis runs the two in that order, before anything sent later (the client's
+  //   retries of the start: run ahead of the retraction under `evict-oldest`, each retry would
+  //   evict one of the viewer's playing streams to make room for a phantom). It is sent once: if
+  //   it times out too, its own late reply is followed (a stall of minutes piles up nothing for
+  //   Redis to run when it wakes). A start dropped unsent at the timeout never runs: its
+  //   retraction only remembers an id no one has;
   // - its connection died before a reply (it may have run, or may still: bytes of the dead
   //   connection can sit unread in a stalled server's socket buffer, and node-redis sends on a
   //   new connection, in no order with the old one). The client has no offline queue
   //   (`connectRedis`): until it is ready again every try fails unsent (ClientOfflineError) and
-  //   is tried again later, so the retraction goes once, when Redis answers again. If it runs
-  //   first, RETRACT remembers the id and the start, when it lands, admits nothing.
-  // A retraction has its own one copy in flight at most: one that timed out is followed, not
-  // sent again, until its fate is known too.
+  //   is tried again later. RETRACT remembers the id, so a start that lands after it admits
+  //   nothing: the order of the two cannot matter.
   const retract = (key: string, { id, nowMs, untilMs, askedAt }: NonNullable<Asked['unnamed']>) => {
     if (retracting.has(id) || retracting.size >= MOST_RETRACTIONS) return
     retracting.add(id)
@@ -159,25 +159,6 @@ export function redisStreamStore(
     attempt()
   }
 
-  // The late outcome of a start call that timed out (see `retract`).
-  const retire = (calls: Asked[], late: Promise<unknown>) =>
-    late.then(
-      (reply) => {
-        const verdicts = Array.isArray(reply) ? reply : []
-        for (const [i, call] of calls.entries()) {
-          if (call.unnamed === undefined) continue
-          try {
-            const verdict = JSON.parse(String(verdicts[i])) as StreamVerdict | ScriptError
-            if (verdict.kind === 'admitted') retract(call.key, call.unnamed)
-          } catch {} // not the script's reply: nothing of ours was written
-        }
-      },
-      (error: unknown) => {
-        if (mayHaveRun(error))
-          for (const call of calls) if (call.unnamed) retract(call.key, call.unnamed)
-      },
-    )
-
   const send = async (calls: Asked[]): Promise<void> => {
     let reply: unknown
     try {
@@ -198,9 +179,7 @@ export function redisStreamStore(
         batching = false
         for (const call of calls) void send([call])
       } else {
-        const late = error instanceof StoreUnavailableError ? lateReply(error) : undefined
-        if (late !== undefined) void retire(calls, late)
-        else if (error instanceof StoreUnavailableError && mayHaveRun(error))
+        if (error instanceof StoreUnavailableError && mayHaveRun(error))
           for (const call of calls) if (call.unnamed) retract(call.key, call.unnamed)
         for (const call of calls) call.reject(error)
       }

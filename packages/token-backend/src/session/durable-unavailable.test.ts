@@ -180,6 +180,20 @@ describe('durableStreamStore, a start whose answer was lost in an outage', () =>
     expect((await streams.admit(sub, start('next-stream-id-000000000'))).kind).toBe('admitted')
   })
 
+  it('an object that said overloaded (the call never ran) is not asked again to retract', async () => {
+    quietLog()
+    const { namespace, state } = flakyRegistry()
+    const getByName = vi.spyOn(namespace, 'getByName')
+    const streams = durableStreamStore(namespace)
+    const sub = `viewer-${crypto.randomUUID()}`
+    state.failure = () =>
+      Object.assign(new Error('Durable Object is overloaded.'), { overloaded: true })
+    await expect(streams.admit(sub, start('refused-stream-id-000000'))).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    )
+    expect(getByName).toHaveBeenCalledTimes(1)
+  })
+
   it('a start under an id the client named is left alone: its retry renews it', async () => {
     quietLog()
     const { namespace, state } = flakyRegistry()

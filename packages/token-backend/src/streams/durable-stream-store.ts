@@ -61,7 +61,13 @@ export function durableStreamStore(registry: StreamRegistryNamespace): StreamSto
         // if the start lands after it, it admits nothing. Awaited: nothing outlives a request
         // on Workers without waitUntil. Still no answer: the lease lapses by itself. A start
         // whose id the client named is left alone: its retry renews it.
-        if (error instanceof StoreUnavailableError && asked.id === undefined)
+        // An object that said `overloaded` refused the call: it never ran, and a retraction
+        // would only add to its load.
+        if (
+          error instanceof StoreUnavailableError &&
+          asked.id === undefined &&
+          !(error.cause as { overloaded?: unknown } | undefined)?.overloaded
+        )
           await viewer(sub)((stub) =>
             stub.retractStream(asked.newId, asked.untilMs, asked.nowMs),
           ).catch(() => undefined)
