@@ -95,6 +95,21 @@ describe('SourceSwap', () => {
     expect(onSwap).toHaveBeenCalledTimes(1) // the failed swap's listeners take no later playback
   })
 
+  it("destroyed mid-swap: the page's next source is neither seeked to the old position nor measured", async () => {
+    await playing(10)
+    await advance(18_000) // the deadline: switched to token 2, not loaded yet
+    expect(video.src).toContain('/tok0002plain/')
+    const onSwap = vi.fn()
+    swap.addEventListener('swap', onSwap)
+    swap.destroy()
+    video.src = 'https://cdn.example/another-video/master.m3u8' // the page's own next video
+    video.currentTime = 0
+    video.loaded()
+    expect(video.currentTime).toBe(0)
+    expect(onSwap).not.toHaveBeenCalled()
+    expect(swap.swaps).toEqual([])
+  })
+
   it('swaps by the margin before expiry when nothing stalls', async () => {
     await playing(10)
     await advance(14_000)

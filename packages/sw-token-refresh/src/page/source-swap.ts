@@ -323,9 +323,11 @@ export class SourceSwap extends EventTarget {
     video.defaultPlaybackRate = saved.rate
     video.playbackRate = saved.rate
     const swap = ++this.#swapCount
+    // A failed swap's listeners are still there at the element's next load (the recovery's, or
+    // the page's own source after destroy()): that load is not theirs to seek or measure.
+    const current = () => this.#listening && this.#swapping && swap === this.#swapCount
     const finish = (gapMs: number) => {
-      // a failed swap's listeners are still there at a later playback: not theirs
-      if (!this.#swapping || swap !== this.#swapCount) return
+      if (!current()) return
       this.#swapping = false
       this.#rejections = 0
       const measurement: SwapMeasurement = {
@@ -340,6 +342,7 @@ export class SourceSwap extends EventTarget {
     video.addEventListener(
       'loadedmetadata',
       () => {
+        if (!current()) return
         if (!saved.live && Math.abs(video.currentTime - saved.time) > 0.1)
           video.currentTime = saved.time
         video.playbackRate = saved.rate
