@@ -114,31 +114,39 @@ describe('client accounts see only their own resources', () => {
     expect((await aiTasks(RESELLER)).count).toBe(1040)
   })
 
-  it("networks (4.1): another client's project is a 404; the reseller lists every one", async () => {
+  it("networks (4.1): another client's project reads as one no one has; the reseller lists every one", async () => {
+    type Networks = List<{ project_id: number | null }>
     for (const path of ['/cloud/v1/availablenetworks', '/cloud/v1/networks']) {
-      const theirs = await getJson(`${path}/1/1`, { auth: OTHER_CLIENT })
-      expect(theirs.status).toBe(404)
-      expect(theirs.body).toMatchObject({
-        exception_class: 'NotFound',
-        message: 'Project 1 not found.',
-      })
-      expect((await getJson(`${path}/3/1`, { auth: CLIENT })).status).toBe(404)
-      expect((await getJson(`${path}/3/1`, { auth: OTHER_CLIENT })).status).toBe(200)
-      expect((await getJson(`${path}/1/1`, { auth: CLIENT })).status).toBe(200)
-      expect((await getJson(`${path}/1/1`, { auth: RESELLER })).status).toBe(200)
+      const list = async (project: number, auth: string) => {
+        const answer = await getJson<Networks>(`${path}/${project}/1`, { auth })
+        expect(answer.status).toBe(200)
+        return answer.body
+      }
+      // client 1001's project 1, to client 1002: exactly what project 99 (no one's) lists
+      const theirs = await list(1, OTHER_CLIENT)
+      expect(theirs.results.every((n) => n.project_id !== 1)).toBe(true)
+      expect(theirs.count).toBe((await list(99, OTHER_CLIENT)).count)
+      expect((await list(3, CLIENT)).count).toBe((await list(99, CLIENT)).count)
+      const own = await list(1, CLIENT)
+      expect(own.results.some((n) => n.project_id === 1)).toBe(true)
+      expect((await list(1, RESELLER)).count).toBe(own.count)
     }
   })
 
-  it("GPU clusters (4.2): no cluster in another client's project; its task is its creator's", async () => {
-    expect((await cluster(OTHER_CLIENT, 1)).status).toBe(404)
-    expect((await cluster(CLIENT, 3)).status).toBe(404)
-    const created = await cluster(OTHER_CLIENT, 3)
-    expect(created.status).toBe(200)
-    const { tasks } = await created.json<{ tasks: string[] }>()
-    const task = `/cloud/v1/tasks/${tasks[0]}`
-    expect((await getJson(task, { auth: OTHER_CLIENT })).body).toMatchObject({ client_id: 1002 })
-    expect((await getJson(task, { auth: RESELLER })).status).toBe(200)
-    expect((await getJson(task, { auth: CLIENT })).status).toBe(404)
+  it("GPU clusters (4.2): a cluster's task is its creator's, whatever the project id", async () => {
+    for (const [auth, project, clientId, other] of [
+      [OTHER_CLIENT, 3, 1002, CLIENT],
+      [OTHER_CLIENT, 1, 1002, CLIENT], // another client's project: as one no one has
+      [CLIENT, 3, 1001, OTHER_CLIENT],
+    ] as const) {
+      const created = await cluster(auth, project)
+      expect(created.status).toBe(200)
+      const { tasks } = await created.json<{ tasks: string[] }>()
+      const task = `/cloud/v1/tasks/${tasks[0]}`
+      expect((await getJson(task, { auth })).body).toMatchObject({ client_id: clientId })
+      expect((await getJson(task, { auth: RESELLER })).status).toBe(200)
+      expect((await getJson(task, { auth: other })).status).toBe(404)
+    }
   })
 
   it('addendums (4.7) and limit requests (4.4): each client its own', async () => {

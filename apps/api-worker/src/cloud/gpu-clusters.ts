@@ -6,7 +6,6 @@ import { validationHook } from '../lib/validation.ts'
 import { adminEnabled, parsePrefer } from '../scenario.ts'
 import { CloudErrors, ok } from '../schemas.ts'
 import { stateOf } from '../state/state-access.ts'
-import { ProjectNotFound, requireProject } from './projects.ts'
 
 /** Subnet/cluster name rule (spec 2.2, 2.3): letter/digit, 1–61 of `[A-Za-z0-9 ._-]`, letter/digit/`.`/`_`. */
 export const RESOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{1,61}[A-Za-z0-9._]$/
@@ -160,7 +159,6 @@ export const gpuClusters = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook
     },
     responses: {
       200: ok('Task started', TaskIds),
-      ...ProjectNotFound,
       ...CloudErrors,
     },
   }),
@@ -168,7 +166,6 @@ export const gpuClusters = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook
     const { project_id, region_id } = c.req.valid('param')
     const body = c.req.valid('json')
     const principal = c.get('principal')
-    requireProject(principal, project_id)
     const outcome = adminEnabled(c.env)
       ? (parsePrefer(c.req.header('prefer')).task ?? 'finished')
       : 'finished'

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Network, Subnet } from '../data/networks.ts'
-import type { ApiEnv } from '../env.ts'
+import type { ApiEnv, Principal } from '../env.ts'
 import { formatOffset } from '../lib/dates.ts'
 import {
   boolean,
@@ -15,7 +15,7 @@ import {
 import { TAG_KEY, tagMapJson } from '../lib/tags.ts'
 import { validationHook } from '../lib/validation.ts'
 import { CloudErrors, ok } from '../schemas.ts'
-import { ProjectNotFound, requireProject } from './projects.ts'
+import { projectVisible } from './projects.ts'
 
 const Tag = z.object({ key: z.string(), value: z.string(), read_only: z.boolean() })
 const common = {
@@ -145,6 +145,10 @@ const listNetworks = (
   }
 }
 
+/** The networks a caller may list in `projectId`: another client's project has none of its own. */
+const visibleNetworks = (principal: Principal, all: readonly Network[], projectId: number) =>
+  projectVisible(principal, projectId) ? all : all.filter((n) => n.project_id !== projectId)
+
 const Params = z.object({ project_id: integer({ min: 1 }), region_id: integer({ min: 1 }) })
 const ListSchema = z.object({ count: z.number().int().min(0), results: z.array(NetworkSchema) })
 
@@ -171,19 +175,18 @@ export const networks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
           headers: z.object({ Deprecation: z.string(), Link: z.string() }),
           content: { 'application/json': { schema: ListSchema } },
         },
-        ...ProjectNotFound,
         ...CloudErrors,
       },
     }),
     function listAvailableNetworks(c) {
       const params = c.req.valid('param')
-      requireProject(c.get('principal'), params.project_id)
       c.header('Deprecation', 'true')
       c.header(
         'Link',
         `<${SUCCESSOR(params.project_id, params.region_id)}>; rel="successor-version"`,
       )
-      return c.json(listNetworks(c.get('data').networks, params, c.req.valid('query'), 'any'), 200)
+      const all = visibleNetworks(c.get('principal'), c.get('data').networks, params.project_id)
+      return c.json(listNetworks(all, params, c.req.valid('query'), 'any'), 200)
     },
   )
   .openapi(
@@ -202,12 +205,12 @@ export const networks = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
             .openapi({ description: '`project` (default): its own; `any`: also shared ones' }),
         }),
       },
-      responses: { 200: ok('Networks', ListSchema), ...ProjectNotFound, ...CloudErrors },
+      responses: { 200: ok('Networks', ListSchema), ...CloudErrors },
     }),
     function listProjectNetworks(c) {
       const q = c.req.valid('query')
       const params = c.req.valid('param')
-      requireProject(c.get('principal'), params.project_id)
-      return c.json(listNetworks(c.get('data').networks, params, q, q.owned_by ?? 'project'), 200)
+      const all = visibleNetworks(c.get('principal'), c.get('data').networks, params.project_id)
+      return c.json(listNetworks(all, params, q, q.owned_by ?? 'project'), 200)
     },
   )

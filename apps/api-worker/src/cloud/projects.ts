@@ -1,26 +1,20 @@
 import { owns } from '../auth.ts'
 import { PROJECT_OWNERS } from '../data/networks.ts'
 import type { Principal } from '../env.ts'
-import { ApiError } from '../errors.ts'
-import { CloudErrors } from '../schemas.ts'
-
-/** The 404 of {@link requireProject}, for a route's responses. */
-export const ProjectNotFound = {
-  404: { description: "Another client's project", content: CloudErrors[400].content },
-}
 
 /**
- * Refuses a project of another client account with the 404 of a project that does not exist: a
- * client neither lists the networks of, nor creates clusters in, another client's project, and a
- * 403 would confirm the project is there. The reseller reaches every one of its clients' projects.
+ * Whether the seeded resources of project `projectId` are the caller's to see: a client's own
+ * projects and the projects no one has (each the caller's own, empty, as it always was), the
+ * reseller's every one of its clients'. Another client's project reads exactly like a project
+ * no one has (its own networks absent, a cluster created there the caller's): a 403 or a 404
+ * only for those would tell a client which project ids another client holds.
  *
  * @example
  * ```ts
- * requireProject(c.get('principal'), project_id) // throws 404 for another client's project
+ * const seen = projectVisible(c.get('principal'), project_id) ? all : withoutProject(all)
  * ```
  */
-export function requireProject(principal: Principal, projectId: number): void {
+export function projectVisible(principal: Principal, projectId: number): boolean {
   const owner = PROJECT_OWNERS.get(projectId)
-  if (owner !== undefined && !owns(principal, owner))
-    throw new ApiError(404, `Project ${projectId} not found.`)
+  return owner === undefined || owns(principal, owner)
 }

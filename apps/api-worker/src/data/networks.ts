@@ -64,8 +64,8 @@ export const NETWORK_PROJECTS = [1, 2] as const
 
 /**
  * The client account of each seeded project: 1 and 2 (every seeded network's) are client 1001's,
- * 3 is the second client's (no networks of its own yet). Another client's project is not there
- * for a caller; a project no one has is the caller's own, empty, as it always was.
+ * 3 is the second client's (no networks of its own yet). A project no one has is the caller's own,
+ * empty, as it always was, and another client's project reads like one (`projectVisible`).
  */
 export const PROJECT_OWNERS: ReadonlyMap<number, number> = new Map([
   [1, DEV_CLIENT_ID],
