@@ -77,7 +77,8 @@ function listen(
 }
 
 const origin = createOrigin({ mediaDir })
-const fromOrigin = (path: string) => origin.fetch(new Request(`http://origin${path}`))
+const fromOrigin = (path: string, init: { headers: Headers }) =>
+  origin.fetch(new Request(`http://origin${path}`, init))
 const host = (ipBound: boolean) =>
   createCdn({ secret, previousSecret, ipBound, origin: fromOrigin })
 const originPort = await listen(origin.fetch, settings.ports.origin, {

@@ -66,6 +66,7 @@ describe('liveDashSegment', () => {
   it('maps numbers onto the VOD, looping, each loop 80 s later', () => {
     expect(liveDashSegment(vod, 'dash/live-0-0.m4s')).toEqual({
       representation: '0',
+      number: 0,
       vodPath: 'dash/chunk-0-001.m4s',
       initPath: 'dash/init-0.m4s',
       shiftSeconds: 0,

@@ -21,7 +21,8 @@ export interface LiveMpdClock {
   windowSeconds: number
 }
 
-const LIVE_SEGMENT = /^live-([A-Za-z0-9_]+)-(\d+)\.m4s$/
+// one URL per segment: $Number$ as the template writes it, without leading zeros
+const LIVE_SEGMENT = /^live-([A-Za-z0-9_]+)-(0|[1-9]\d*)\.m4s$/
 const elements = (parent: XmlElement, name: string) =>
   parent.children.filter(
     (child): child is XmlElement => typeof child !== 'string' && child.name === name,
@@ -132,6 +133,8 @@ export function liveMpd(vod: VodMpd, clock: LiveMpdClock): string {
 /** A live DASH segment: the VOD file it plays and how far its loop moves it. */
 export interface LiveDashSegment {
   representation: string
+  /** Its `$Number$`: the origin serves it once the live edge has reached it. */
+  number: number
   /** The VOD's media segment (its template filled in), relative to the MPD. */
   vodPath: string
   /** The VOD's initialization segment of the same Representation (for its timescale). */
@@ -151,7 +154,7 @@ const fill = (template: string, representation: string, number: number) =>
 /**
  * Maps a live segment's path (`{folder}/live-{representation}-{number}.m4s`, the folder of the
  * VOD's media template) onto the VOD segment it plays; `undefined` for any other path or an
- * unknown Representation.
+ * unknown Representation (or a number with leading zeros, or past 2^53 − 1).
  *
  * @example
  * ```ts
@@ -164,9 +167,12 @@ export function liveDashSegment(vod: VodMpd, path: string): LiveDashSegment | un
   const template = vod.templates.get(representation)
   if (!template || folderOf(template.media) !== folder) return undefined
   const number = Number(digits)
+  // past 2^53 − 1 a number is not exact: it would name another segment
+  if (!Number.isSafeInteger(number)) return undefined
   const loop = Math.floor(number / vod.count)
   return {
     representation,
+    number,
     vodPath: fill(template.media, representation, (number % vod.count) + template.startNumber),
     initPath: fill(template.initialization, representation, 0),
     shiftSeconds: loop * vod.count * vod.segmentSeconds,

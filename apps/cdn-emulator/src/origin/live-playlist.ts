@@ -45,6 +45,26 @@ export function liveSegmentUri(sequence: number): string {
   return `live_${sequence}.ts`
 }
 
+// One URL per segment: the digits liveSegmentUri writes (no leading zero), and a number that is
+// exact in a double (`live_9007199254740993.ts` would otherwise be read as …992, another segment).
+const LIVE_URI = /^live_(0|[1-9]\d*)\.ts$/
+
+/**
+ * The sequence number of a live segment's URI, as {@link liveSegmentUri} writes it; `undefined`
+ * for any other name (an alias with leading zeros, a number past 2^53 − 1).
+ *
+ * @example
+ * ```ts
+ * liveSequence('live_45.ts')  // 45
+ * liveSequence('live_045.ts') // undefined
+ * ```
+ */
+export function liveSequence(uri: string): number | undefined {
+  const digits = LIVE_URI.exec(uri)?.[1]
+  const sequence = Number(digits)
+  return digits !== undefined && Number.isSafeInteger(sequence) ? sequence : undefined
+}
+
 /**
  * The VOD segment a live sequence number plays (the stream loops over the VOD).
  *
@@ -54,8 +74,23 @@ export function liveSegmentUri(sequence: number): string {
  * ```
  */
 export function liveSegmentIndex(uri: string, count: number): number | undefined {
-  const match = /^live_(\d+)\.ts$/.exec(uri)
-  return match ? Number(match[1]) % count : undefined
+  const sequence = liveSequence(uri)
+  return sequence === undefined ? undefined : sequence % count
+}
+
+/**
+ * The newest segment of the live stream at `nowMs`: the last one the playlist lists (HLS), and
+ * the last number the origin serves (HLS and DASH). A later one is not produced yet: a live
+ * packager answers 404 for it, and so does the origin, so that a player asking ahead of the live
+ * edge fails here as it would in production.
+ *
+ * @example
+ * ```ts
+ * newestLiveSequence({ epochMs: 0, nowMs: 100_000, segmentSeconds: 2 }) // 50
+ * ```
+ */
+export function newestLiveSequence(clock: Omit<LiveClock, 'windowSize'>): number {
+  return Math.floor((clock.nowMs - clock.epochMs) / 1000 / clock.segmentSeconds)
 }
 
 /**
@@ -71,7 +106,7 @@ export function liveSegmentIndex(uri: string, count: number): number | undefined
  */
 export function livePlaylist(vod: VodPlaylist, clock: LiveClock): string {
   const count = vod.segments.length
-  const newest = Math.floor((clock.nowMs - clock.epochMs) / 1000 / clock.segmentSeconds)
+  const newest = newestLiveSequence(clock)
   const first = Math.max(0, newest - clock.windowSize + 1)
   const lines = [
     ...vod.header,

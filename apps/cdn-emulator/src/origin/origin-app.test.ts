@@ -37,8 +37,14 @@ describe('the origin, DASH', () => {
   })
 
   it('serves live segments of later loops 80 s later on the same timeline, init segments as is', async () => {
+    // 200 s in: the live edge (segment 100) is past every number asked for here
+    const later = createOrigin({
+      mediaDir: VOD_MEDIA_DIR,
+      liveEpochMs: epochMs,
+      now: () => epochMs + 200_000,
+    })
     const segment = async (path: string) =>
-      new Uint8Array(await (await origin.request(`/live/12345_x/${path}`)).arrayBuffer())
+      new Uint8Array(await (await later.request(`/live/12345_x/${path}`)).arrayBuffer())
     const vod = new Uint8Array(readFileSync(join(VOD_MEDIA_DIR, 'dash', 'chunk-0-003.m4s')))
     expect(tfdt(await segment('dash/live-0-2.m4s'))).toBe(tfdt(vod))
     expect(tfdt(await segment('dash/live-0-42.m4s'))).toBe(tfdt(vod) + 80n * 12800n)
@@ -48,8 +54,40 @@ describe('the origin, DASH', () => {
     expect(await segment('dash/init-2.m4s')).toEqual(
       new Uint8Array(readFileSync(join(VOD_MEDIA_DIR, 'dash', 'init-2.m4s'))),
     )
-    expect((await origin.request('/live/12345_x/dash/live-7-2.m4s')).status).toBe(404)
+    expect((await later.request('/live/12345_x/dash/live-7-2.m4s')).status).toBe(404)
     // HLS live is untouched
     expect((await origin.request('/live/12345_x/v0/index.m3u8')).status).toBe(200)
+  })
+})
+
+describe('the origin, live window edges', () => {
+  // 100 s after the epoch in 2-s segments: segment 50 is the newest, listed last (45…50)
+  const status = async (path: string) => (await origin.request(`/live/12345_x/${path}`)).status
+
+  it('serves what the playlist lists and what just left the window (a slow player still has it)', async () => {
+    const playlist = await (await origin.request('/live/12345_x/v0/index.m3u8')).text()
+    expect(playlist).toContain('live_50.ts')
+    expect(playlist).not.toContain('live_51.ts')
+    for (const path of ['v0/live_50.ts', 'v0/live_45.ts', 'v0/live_44.ts', 'v0/live_0.ts'])
+      expect(await status(path), path).toBe(200)
+    expect(await status('dash/live-0-50.m4s')).toBe(200)
+    expect(await status('dash/live-0-0.m4s')).toBe(200)
+  })
+
+  it('a segment not produced yet is a 404, as on a live packager (HLS and DASH)', async () => {
+    for (const path of [
+      'v0/live_51.ts',
+      'v1/live_99999999.ts',
+      'v0/live_99999999999999999999.ts',
+      'dash/live-0-51.m4s',
+      'dash/live-1-100000.m4s',
+      'dash/live-0-99999999999999999999.m4s',
+    ])
+      expect(await status(path), path).toBe(404)
+  })
+
+  it('one URL per segment: no leading zeros, no number past 2^53', async () => {
+    for (const path of ['v0/live_0031.ts', 'dash/live-0-0031.m4s', 'v0/live_9007199254740993.ts'])
+      expect(await status(path), path).toBe(404)
   })
 })
