@@ -1,4 +1,4 @@
-import { endOnOtherVideo, TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
+import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import type { MediaPlayerClass } from 'dashjs'
 import { assertDashjs, type DashjsModule } from './dashjs-module.ts'
 import { failOnTokenRejection } from './give-up.ts'
@@ -25,8 +25,7 @@ export interface DashjsTokenRefresh {
    * the current pair on every sending and retry, the 403/410 recovery, with several CDNs the
    * failover), makes room for the recovery in its `retryAttempts`, and ends playback with
    * dash.js's own `error` event when the CDN refuses every fresh token. `player.reset()` and
-   * `player.destroy()` then also stop the refresh, as does loading another video's MPD
-   * (`attachSource`; a reload of this one does not). Call before `player.initialize(video, refresh.url)`.
+   * `player.destroy()` then also stop the refresh. Call before `player.initialize(video, refresh.url)`.
    *
    * @throws Error once the refresh has ended (`reset()`/`destroy()` of an attached player, or
    * its own `destroy()`): the next playback needs a new `createTokenRefresh`.
@@ -84,11 +83,6 @@ export async function createTokenRefresh(
       const attempts = requestAttempts(refresher, player, dashjs)
       player.updateSettings(recoveringRetrySettings(player.getSettings()))
       const stopGiveUp = failOnTokenRejection(dashjs, player, refresher, attempts)
-      // every MPD load (attachSource, initialize, updates): another video's ends the refresh
-      const loading = 'manifestLoadingStarted'
-      const onLoading = (event: { request?: { url?: string } }) =>
-        endOnOtherVideo(refresher, event.request?.url, destroy)
-      player.on(loading, onLoading)
       // dash.js announces no reset: both are wrapped on this instance (destroy() resets through
       // an inner function, not this property)
       const { reset, destroy: playerDestroy } = player
@@ -105,7 +99,6 @@ export async function createTokenRefresh(
       detachers.push(() => {
         stopGiveUp()
         attempts.detach()
-        player.off(loading, onLoading)
         Object.assign(player, { reset, destroy: playerDestroy })
       })
     },

@@ -39,7 +39,7 @@ export interface HlsTokenRefresh {
    * Ties the refresh to `hls`: a fatal network error is undone when the next token arrives
    * (an outage longer than a token's life); a CDN that refuses every token ends in hls.js's own
    * fatal error, with the `TokenRejectedError` as `error`; and `hls.destroy()` stops every
-   * timer and listener, as does `hls.loadSource` of another video (a reload of this one does not).
+   * timer and listener.
    *
    * @throws TypeError when `hls` was built with a `loader`, `pLoader` or `fLoader` that is not
    * (or does not extend) the one of `refresh.hlsConfig`: its requests would bypass the token.
@@ -115,14 +115,10 @@ export async function createTokenRefresh(
       assertOwnLoaders(hls, loaders)
       // the give-up and the outage revival: loaded with the first failure
       const stop = watchFailures(Hls, hls, refresher)
-      const end = () => {
+      hls.once(Hls.Events.DESTROYING, () => {
         stop()
         refresher.destroy()
-      }
-      hls.once(Hls.Events.DESTROYING, end)
-      // another video on this Hls (loadSource): nothing left to renew; hls.url is the absolute URL
-      // (end() again after that is a no-op: both parts are idempotent)
-      hls.on(Hls.Events.MANIFEST_LOADING, () => refresher.owns(hls.url ?? '') || end())
+      })
     },
     attachNative: async (video, native) => {
       const { protectNativePlayback } = await import('@proj/sw-token-refresh')

@@ -1,4 +1,4 @@
-import { endOnOtherVideo, TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
+import { TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import type shaka from 'shaka-player'
 import { shakaClockSync } from './clock-sync.ts'
 import { engineAttempts } from './engine-attempts.ts'
@@ -16,8 +16,7 @@ export interface ShakaTokenRefresh {
    * Makes `player`'s NetworkingEngine a seam of the refresher's attempts (`engineAttempts`: the
    * request filter, the 403/410 recovery and, with several CDNs, the failover), makes room for
    * the recovery in its retry parameters, and keeps a live presentation on the server's time
-   * when the viewer's clock jumps; `player.destroy()` then also stops the refresh, as does
-   * `player.load()` of another video (a reload of this one does not).
+   * when the viewer's clock jumps; `player.destroy()` then also stops the refresh.
    * Call before `player.load(refresh.url)`.
    *
    * @throws Error once the refresh has ended (`player.destroy()` of an attached player,
@@ -73,21 +72,12 @@ export async function createTokenRefresh(options: TokenRefreshOptions): Promise<
       player.configure(recoveringRetryParameters(player.getConfiguration()))
       // a CDN that refuses every token: Shaka's fatal error, not endless live retries
       const stopGiveUp = stopOnTokenRejection(player, refresher)
-      // player.load() of another video ends the refresh: a preload's asset is named only at
-      // 'loading', where Shaka 5.0.0 names none, so load() itself tells a URL it is given.
-      const onLoading = () => endOnOtherVideo(refresher, player.getAssetUri(), destroy)
-      player.addEventListener('loading', onLoading)
       // Shaka announces no destruction: its destroy() is wrapped on this instance instead.
       const playerDestroy = player.destroy.bind(player)
-      const load = player.load.bind(player)
       Object.assign(player, {
         destroy: () => {
           destroy()
           return playerDestroy()
-        },
-        load: (...args: Parameters<typeof load>) => {
-          endOnOtherVideo(refresher, args[0], destroy)
-          return load(...args)
         },
       })
       detachers.push(() => {
@@ -97,7 +87,6 @@ export async function createTokenRefresh(options: TokenRefreshOptions): Promise<
         engine.unregisterRequestFilter(requestFilter)
         engine.removeEventListener('retry', attempts.onRetry)
         attempts.detach()
-        player.removeEventListener('loading', onLoading)
       })
     },
     destroy,

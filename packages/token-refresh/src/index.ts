@@ -71,4 +71,4 @@ export type {
   Visibility,
 } from './types.ts'
 export { PROTECTION_MODES } from './types.ts'
-export { type CdnRewriter, cdnRewriter, endOnOtherVideo, urlRewriter } from './url-rewriter.ts'
+export { type CdnRewriter, cdnRewriter, urlRewriter } from './url-rewriter.ts'

@@ -111,28 +111,3 @@ export function urlRewriter(
   const target = cdn ?? cdns.ids[0] ?? ONLY_CDN
   return (url) => cdns.rewrite(url, target)
 }
-
-/**
- * A player starts loading `url` (`hls.loadSource`, Shaka's `load`, dash.js's manifest, a video.js
- * source): when that is another video than `refresher`'s (not `refresher.owns(url)`), `end` runs,
- * which must end the refresh as its `destroy()` does. Left running, the old video's refresher would
- * renew a token nothing plays for the player's life (under stream limits, holding its stream's
- * slot) and its give-up could act on the new video. A URL of the same video (another pair, another
- * of the record's CDNs, the IP-bound host) ends nothing. Once: a destroyed (or absent) refresher
- * ends nothing; nor does anything but a URL (a player's `null` or `''`, a preload, a manifest object):
- * what it plays is not known.
- *
- * @example
- * ```ts
- * player.on('manifestLoadingStarted', (event) => endOnOtherVideo(refresher, event.request?.url, end))
- * ```
- */
-export function endOnOtherVideo(
-  // a TokenRefresher's two members (no import: the refresher's module imports this one's users)
-  refresher: { readonly destroyed: boolean; owns(url: string): boolean } | undefined,
-  url: unknown,
-  end: () => void,
-): void {
-  if (url && typeof url === 'string' && refresher?.destroyed === false && !refresher.owns(url))
-    end()
-}

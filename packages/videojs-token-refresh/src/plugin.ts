@@ -1,10 +1,5 @@
 import type { NativeProtection, TokenRefreshWorker } from '@proj/sw-token-refresh'
-import {
-  endOnOtherVideo,
-  type ProtectionMode,
-  TokenRefresher,
-  type TokenRefreshOptions,
-} from '@proj/token-refresh'
+import { type ProtectionMode, TokenRefresher, type TokenRefreshOptions } from '@proj/token-refresh'
 import videojs from 'video.js'
 import type PluginType from 'video.js/dist/types/plugin'
 import { type FailureWatch, watchFailures } from './failure-watch.ts'
@@ -102,14 +97,13 @@ export class TokenRefreshPlugin extends Plugin {
     const tech = player.tech(true) as unknown as { options_?: TechOptions } | undefined
     if (tech?.options_) techOptions(tech.options_, options.mode)
     player.on('xhr-hooks-ready', this.#onXhrHooksReady)
-    player.on('loadstart', this.#onLoadstart)
+    player.on('loadstart', this.#hookCurrentTech)
     this.ready = this.load(options, false)
   }
 
   /**
    * Switches to another video (a new video means a new token): fetches its first token, then
    * plays it. Also used by the constructor, which leaves a source from the player options alone.
-   * (`player.src()` of another video instead ends the current refresh; a reload of its own does not.)
    *
    * @example
    * ```ts
@@ -168,13 +162,6 @@ export class TokenRefreshPlugin extends Plugin {
     this.refresher = undefined
     void this.native?.then((protection) => protection?.destroy())
     this.native = undefined
-  }
-
-  // A source set outside load() (player.src(other)): another video's ends this refresh, whose
-  // hooks then rewrite nothing; load()'s own source is its new refresher's, a reload this video's.
-  #onLoadstart = () => {
-    endOnOtherVideo(this.refresher, this.player.currentSrc(), () => this.#end())
-    this.#hookCurrentTech()
   }
 
   // VHS announces its new xhr from inside the tech's constructor, before the player knows the
