@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  CDN_FAILOVER_DEFAULTS,
   DEFAULT_MAX_OUTAGE_WAIT_MS,
   DEFAULT_MAX_WAIT_MS,
   DEFAULT_RETRY,
@@ -44,7 +45,7 @@ describe('resolveRefreshSettings', () => {
   })
 
   it.each([
-    [{ refreshLeadSeconds: 0 }, 'refreshLeadSeconds must be a number > 0, got 0'],
+    [{ refreshLeadSeconds: 0 }, 'refreshLeadSeconds must be a number > 0 (below 2^31), got 0'],
     [{ refreshLeadSeconds: 5, refreshSpreadSeconds: -1 }, 'refreshSpreadSeconds must be'],
   ])('refuses %o', (options, message) => {
     expect(() => resolveRefreshSettings({ getToken, ...options })).toThrow(message)
@@ -52,23 +53,38 @@ describe('resolveRefreshSettings', () => {
 })
 
 describe('resolveRefreshSettings, given what a careless page passes', () => {
-  // a retry bound of 0, NaN or undefined made a backoff of 0 or NaN ms: a failing backend was
-  // called in a loop with no delay; each is now refused at creation, naming the bound
+  // a retry delay of 0 or NaN made a backoff of 0 or NaN ms: a failing backend was called in a
+  // loop with no delay; each is now refused at creation, naming the bound
   it.each([
-    [{ baseMs: 0 }, 'baseMs must be a number > 0, got 0'],
-    [{ maxMs: Number.NaN }, 'maxMs must be a number > 0, got NaN'],
-    [{ expiredMaxMs: -1 }, 'expiredMaxMs must be a number > 0, got -1'],
-    [{ maxMs: undefined }, 'maxMs must be a number > 0, got undefined'],
-    [{ baseMs: Number.POSITIVE_INFINITY }, 'baseMs must be a number > 0, got Infinity'],
+    [{ baseMs: 0 }, 'baseMs must be a number > 0 (below 2^31), got 0'],
+    [{ maxMs: Number.NaN }, 'maxMs must be a number > 0 (below 2^31), got NaN'],
+    [{ expiredMaxMs: -1 }, 'expiredMaxMs must be a number > 0 (below 2^31), got -1'],
+    [
+      { baseMs: Number.POSITIVE_INFINITY },
+      'baseMs must be a number > 0 (below 2^31), got Infinity',
+    ],
+    [{ baseMs: 2 ** 31 }, 'baseMs must be a number > 0 (below 2^31), got 2147483648'],
   ])('refuses retry %o with a RangeError naming it', (retry, message) => {
-    // an explicit undefined, as a page's optional config field passes it
     const given = { getToken, refreshLeadSeconds: 10, retry } as TokenRefreshOptions
     expect(() => resolveRefreshSettings(given)).toThrow(new RangeError(message))
   })
 
+  it('takes an undefined bound as its default, Infinity as no cap, and leaves unknown keys out', () => {
+    const retry = { maxMs: undefined, expiredMaxMs: Number.POSITIVE_INFINITY, jitter: 0 }
+    // what a page without TypeScript's exactOptionalPropertyTypes passes
+    const given = { getToken, refreshLeadSeconds: 10, retry } as unknown as TokenRefreshOptions
+    expect(resolveRefreshSettings(given).retry).toEqual({
+      ...DEFAULT_RETRY,
+      expiredMaxMs: Number.POSITIVE_INFINITY,
+    })
+    const cdn = { cooldownMs: undefined, timeoutMs: undefined }
+    const withCdn = { getToken, refreshLeadSeconds: 10, cdn } as unknown as TokenRefreshOptions
+    expect(resolveRefreshSettings(withCdn).cdn).toMatchObject(CDN_FAILOVER_DEFAULTS)
+  })
+
   it('refuses a lead that is not a number', () => {
     const given = { getToken, refreshLeadSeconds: 'ten' } as unknown as TokenRefreshOptions
-    expect(() => resolveRefreshSettings(given)).toThrow(/^refreshLeadSeconds must be a number > 0/)
+    expect(() => resolveRefreshSettings(given)).toThrow(/^refreshLeadSeconds must be a number > 0 /)
   })
 
   it('TokenRefresher.create refuses it before calling getToken (no backend hammered later)', async () => {
@@ -102,9 +118,11 @@ describe('resolveCdnSettings', () => {
       resolveRefreshSettings({ getToken, refreshLeadSeconds: 5, cdn: { probe } }).cdn.probe,
     ).toBe(probe)
     for (const [cdn, message] of [
-      [{ cooldownMs: 0 }, 'cooldownMs must be a number > 0, got 0'],
-      [{ timeoutMs: -1 }, 'timeoutMs must be a number > 0, got -1'],
-      [{ timeoutMs: Number.NaN }, 'timeoutMs must be a number > 0, got NaN'],
+      [{ cooldownMs: 0 }, 'cooldownMs must be a number > 0 (below 2^31), got 0'],
+      [{ timeoutMs: -1 }, 'timeoutMs must be a number > 0 (below 2^31), got -1'],
+      [{ timeoutMs: Number.NaN }, 'timeoutMs must be a number > 0 (below 2^31), got NaN'],
+      // past what a timer holds it fires at once: a probe loop with no delay
+      [{ cooldownMs: 2 ** 32 }, 'cooldownMs must be a number > 0 (below 2^31), got 4294967296'],
     ] as const)
       expect(() => resolveRefreshSettings({ getToken, refreshLeadSeconds: 5, cdn })).toThrow(
         new RangeError(message),

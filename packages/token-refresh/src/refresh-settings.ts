@@ -116,9 +116,9 @@ export const systemTimers: Timers = {
  * Applies the defaults above to `options` and checks what can be checked before the first
  * token arrives.
  *
- * @throws RangeError naming the option when `refreshLeadSeconds`, a `retry` bound (`baseMs`,
- *   `maxMs`, `expiredMaxMs`) or a `cdn` one (`cooldownMs`, `timeoutMs`) is not a finite number
- *   > 0, or `refreshSpreadSeconds` not one >= 0.
+ * @throws RangeError naming the option when `refreshLeadSeconds`, `retry.baseMs`, `cdn.cooldownMs`
+ *   or `cdn.timeoutMs` is not a number > 0 below 2^31, `retry.maxMs` or `retry.expiredMaxMs` not
+ *   one > 0 (`Infinity`: no cap), or `refreshSpreadSeconds` not one >= 0.
  * @example
  * ```ts
  * const settings = resolveRefreshSettings({ getToken, refreshLeadSeconds: 60 })
@@ -127,19 +127,26 @@ export const systemTimers: Timers = {
  */
 export function resolveRefreshSettings(options: TokenRefreshOptions): RefreshSettings {
   const lead = options.refreshLeadSeconds
-  const retry = { ...DEFAULT_RETRY, ...options.retry }
+  // an option left undefined (`retry: { maxMs: config.maxMs }`) takes its default
+  const retry = { ...DEFAULT_RETRY }
+  for (const key of Object.keys(retry) as (keyof RetryPolicy)[])
+    retry[key] = options.retry?.[key] ?? retry[key]
   const cdn = resolveCdnSettings(options.cdn)
-  // One loop names whichever bound is wrong (`probe: 1` stands in for the probe function). A
-  // retry bound of 0, NaN or undefined (`retry: { maxMs: config.maxMs }`) made a backoff of 0 or
-  // NaN ms, which called a failing backend in a loop with no delay.
+  // One loop names whichever bound is wrong. A delay of 0 or NaN, or one past what a timer holds
+  // (it fires at once), made a failing backend be called, or a CDN probed, in a loop with no
+  // delay. The backoff's caps may be Infinity (no cap: the timer clamps what it is given).
+  const { baseMs, maxMs, expiredMaxMs } = retry
+  const { cooldownMs, timeoutMs } = cdn
   for (const [name, value] of Object.entries({
+    maxMs,
+    expiredMaxMs,
     refreshLeadSeconds: lead,
-    ...retry,
-    ...cdn,
-    probe: 1,
+    baseMs,
+    cooldownMs,
+    timeoutMs,
   }))
-    if (!(value > 0 && value < Infinity))
-      throw new RangeError(`${name} must be a number > 0, got ${value}`)
+    if (!(value > 0 && (value < 2 ** 31 || name.endsWith('axMs'))))
+      throw new RangeError(`${name} must be a number > 0 (below 2^31), got ${value}`)
   const spread = options.refreshSpreadSeconds ?? lead * DEFAULT_SPREAD_OF_LEAD
   if (!(spread >= 0 && spread < Infinity))
     throw new RangeError(`refreshSpreadSeconds must be a number >= 0, got ${spread}`)
