@@ -74,4 +74,18 @@ describe('createTokenRefresh', () => {
     await time.advance(60_000)
     expect(backend.calls).toBe(1)
   })
+
+  it('a refresh attached after another keeps its teardown when the first one ends', async () => {
+    const { time, backend, options } = setup()
+    const first = await createTokenRefresh(options)
+    const second = await createTokenRefresh(options)
+    const player = dashjs.MediaPlayer().create()
+    first.attach(player)
+    second.attach(player) // the player reused for the next video
+    first.destroy()
+    expect(() => player.reset()).toThrow('MediaPlayer not initialized')
+    expect(second.refresher.destroyed).toBe(true)
+    await time.advance(60_000)
+    expect(backend.calls).toBe(2) // each refresh's first token, nothing renewed
+  })
 })

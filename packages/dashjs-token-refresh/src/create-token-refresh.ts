@@ -86,7 +86,7 @@ export async function createTokenRefresh(
       // dash.js announces no reset: both are wrapped on this instance (destroy() resets through
       // an inner function, not this property)
       const { reset, destroy: playerDestroy } = player
-      Object.assign(player, {
+      const wrapped = {
         reset: () => {
           destroy()
           reset.call(player)
@@ -95,11 +95,14 @@ export async function createTokenRefresh(
           destroy()
           playerDestroy.call(player)
         },
-      })
+      }
+      Object.assign(player, wrapped)
       detachers.push(() => {
         stopGiveUp()
         attempts.detach()
-        Object.assign(player, { reset, destroy: playerDestroy })
+        // A refresh attached later wrapped ours: its wrappers stay (they call ours, a
+        // pass-through now); put back, the player's own would drop that refresh's teardown.
+        if (player.reset === wrapped.reset) Object.assign(player, { reset, destroy: playerDestroy })
       })
     },
     destroy,
