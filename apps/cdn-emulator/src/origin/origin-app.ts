@@ -1,5 +1,4 @@
 import { Hono } from 'hono'
-import { withRange } from './byte-range.ts'
 import { shiftSegmentTime, trackTimescale } from './fmp4-time.ts'
 import { liveDashSegment, liveMpd, readVodMpd, type VodMpd } from './live-mpd.ts'
 import {
@@ -24,16 +23,18 @@ const TYPES: Record<string, string> = {
 }
 
 /**
- * An answer with its `content-length`, cut to the request's `Range` ({@link withRange}): Hono
- * answers HEAD with GET's headers and no body, so the length must be a header to reach HEAD (the
- * Node adapter would add it to GET's body only).
+ * An answer with its `content-length`: Hono answers HEAD with GET's headers and no body, so the
+ * length must be a header to reach HEAD (the Node adapter would add it to GET's body only).
  */
 const sized = (
-  request: Headers,
   body: Uint8Array<ArrayBuffer> | string,
   headers: Record<string, string>,
-): Response =>
-  withRange(request, typeof body === 'string' ? new TextEncoder().encode(body) : body, headers)
+): Response => {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body
+  return new Response(bytes, {
+    headers: { ...headers, 'content-length': String(bytes.byteLength) },
+  })
+}
 
 /**
  * The names of a request's path, each segment decoded once (the CDN encodes each one, see the
@@ -71,8 +72,9 @@ export interface OriginOptions {
  *   on by the VOD's length: one continuous timeline).
  *
  * A live segment past the live edge (not produced yet) is a 404; one that left the window is
- * still served, as a packager keeps it for players that are behind. Every file answers a single
- * `Range` with 206 (416 past its end; several ranges get the whole file), as a CDN does.
+ * still served, as a packager keeps it for players that are behind. A `Range` is not served: every
+ * answer is the whole file (200), which the e2e suite and its clients (ffmpeg, VLC, Chromium's own
+ * HLS all send `Range: bytes=0-`) count on.
  *
  * @example
  * ```ts
@@ -88,11 +90,11 @@ export function createOrigin({
   // every read goes through it: only files really inside the media directory, links followed
   const read = mediaReader(mediaDir)
   const readText = (names: readonly string[]) => read(names).then((bytes) => bytes.toString('utf8'))
-  const file = async (request: Headers, names: readonly string[]): Promise<Response> => {
+  const file = async (names: readonly string[]): Promise<Response> => {
     const body = await read(names).catch(() => undefined)
     if (!body) return new Response('not found', { status: 404 })
     const type = TYPES[names.at(-1)?.split('.').pop() ?? ''] ?? 'application/octet-stream'
-    return sized(request, body, { 'content-type': type })
+    return sized(body, { 'content-type': type })
   }
   // One entry per rendition folder that exists: names are checked first, failures dropped.
   const playlists = new Map<string, Promise<ReturnType<typeof parseVodPlaylist>>>()
@@ -118,7 +120,7 @@ export function createOrigin({
   // Whether the live edge has reached a segment: later ones are a 404, as on a live packager.
   const produced = (sequence: number, segmentSeconds: number) =>
     sequence <= newestLiveSequence({ epochMs: liveEpochMs, nowMs: now(), segmentSeconds })
-  const liveDash = async (request: Headers, name: string): Promise<Response> => {
+  const liveDash = async (name: string): Promise<Response> => {
     const vod = await vodMpd().catch(() => undefined)
     const segment = vod && liveDashSegment(vod, name)
     if (!segment || !produced(segment.number, vod.segmentSeconds))
@@ -131,11 +133,11 @@ export function createOrigin({
     const media = await read(segment.vodPath.split('/')).catch(() => undefined)
     if (!media) return new Response('not found', { status: 404 })
     const body = shiftSegmentTime(media, segment.shiftSeconds, await timescale)
-    return sized(request, body, { 'content-type': TYPES.m4s ?? '' })
+    return sized(body, { 'content-type': TYPES.m4s ?? '' })
   }
 
   return new Hono()
-    .get('/vod/:video/*', (c) => file(c.req.raw.headers, pathNames(c.req.url)?.slice(2) ?? []))
+    .get('/vod/:video/*', (c) => file(pathNames(c.req.url)?.slice(2) ?? []))
     .get('/live/:video/manifest.mpd', async (c) => {
       const vod = await vodMpd().catch(() => undefined)
       if (!vod) return c.text('not found', 404)
@@ -144,15 +146,11 @@ export function createOrigin({
         nowMs: now(),
         windowSeconds: liveWindow * vod.segmentSeconds,
       })
-      return sized(c.req.raw.headers, body, {
-        'content-type': TYPES.mpd ?? '',
-        'cache-control': 'no-store',
-      })
+      return sized(body, { 'content-type': TYPES.mpd ?? '', 'cache-control': 'no-store' })
     })
     .get('/live/:video/:rendition/:file', async (c) => {
-      const request = c.req.raw.headers
       const { rendition, file: name } = c.req.param()
-      if (name.startsWith('live-')) return liveDash(request, `${rendition}/${name}`)
+      if (name.startsWith('live-')) return liveDash(`${rendition}/${name}`)
       const sequence = liveSequence(name)
       if (name === 'index.m3u8' || sequence !== undefined) {
         const vod = await vodPlaylist(rendition).catch(() => undefined)
@@ -161,7 +159,7 @@ export function createOrigin({
         if (sequence !== undefined) {
           if (!produced(sequence, segmentSeconds)) return c.text('not found', 404)
           const uri = vod.segments[sequence % vod.segments.length]?.uri ?? ''
-          return file(request, [rendition, ...uri.split('/')])
+          return file([rendition, ...uri.split('/')])
         }
         const body = livePlaylist(vod, {
           epochMs: liveEpochMs,
@@ -169,13 +167,13 @@ export function createOrigin({
           segmentSeconds,
           windowSize: liveWindow,
         })
-        return sized(request, body, {
+        return sized(body, {
           'content-type': TYPES.m3u8 ?? '',
           'cache-control': 'no-store',
         })
       }
-      return file(request, [rendition, name])
+      return file([rendition, name])
     })
-    .get('/live/:video/:file', (c) => file(c.req.raw.headers, [c.req.param('file')]))
+    .get('/live/:video/:file', (c) => file([c.req.param('file')]))
     .all('*', (c) => c.text('not found', 404))
 }

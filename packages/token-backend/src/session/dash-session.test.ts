@@ -66,10 +66,10 @@ describe('DASH sessions', () => {
     expect(text).toContain('type="dynamic"')
     expect(text).toContain('media="dash/live-$RepresentationID$-$Number$.m4s"')
     expect(text).toContain('urn:mpeg:dash:utc:direct:2014')
-    const leaf = await request(new URL('dash/live-0-57.m4s', url).href)
+    const leaf = await request(new URL('dash/live-0-3.m4s', url).href)
     expect(leaf.status).toBe(302)
     expect(new URL(leaf.headers.get('location') ?? '').pathname).toMatch(
-      /^\/cmaf\/12345_demo\/[\w-]+\/\d+\/dash\/live-0-57\.m4s$/,
+      /^\/cmaf\/12345_demo\/[\w-]+\/\d+\/dash\/live-0-3\.m4s$/,
     )
     expect((await fetch(leaf.headers.get('location') ?? '')).status).toBe(200)
   })
