@@ -12,6 +12,7 @@ import {
   DEFAULT_TIMEOUT_MS,
   lateReply,
   type RedisCommandClient,
+  redisCommand,
   runScript,
 } from './redis-command.ts'
 import type { RedisStoreOptions } from './redis-session-store.ts'
@@ -147,8 +148,11 @@ export function redisStreamStore(
     const attempt = () => {
       const atMs = nowMs + (performance.now() - askedAt)
       if (atMs >= untilMs) return done() // the lease has lapsed by itself
-      const args = [String(atMs), id, String(untilMs)]
-      runScript(client, RETRACT, [key], args, timeoutMs).then(done, (error: unknown) => {
+      // EVAL, not EVALSHA: a server that lost its script cache (a restart, a failover, a shard
+      // that never ran it) would answer NOSCRIPT after the stall, and the EVAL sent then would
+      // run behind the client's retries, out of the order this relies on
+      const args = ['EVAL', RETRACT.source, '1', key, String(atMs), id, String(untilMs)]
+      redisCommand(client, args, timeoutMs).then(done, (error: unknown) => {
         // anything but unavailable (an unreadable record) is the next start's to report
         if (!(error instanceof StoreUnavailableError)) return done()
         const late = lateReply(error)
