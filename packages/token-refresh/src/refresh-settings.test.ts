@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import {
-  CDN_FAILOVER_DEFAULTS,
   DEFAULT_MAX_OUTAGE_WAIT_MS,
   DEFAULT_MAX_WAIT_MS,
   DEFAULT_RETRY,
@@ -69,17 +68,11 @@ describe('resolveRefreshSettings, given what a careless page passes', () => {
     expect(() => resolveRefreshSettings(given)).toThrow(new RangeError(message))
   })
 
-  it('takes an undefined bound as its default, Infinity as no cap, and leaves unknown keys out', () => {
-    const retry = { maxMs: undefined, expiredMaxMs: Number.POSITIVE_INFINITY, jitter: 0 }
-    // what a page without TypeScript's exactOptionalPropertyTypes passes
-    const given = { getToken, refreshLeadSeconds: 10, retry } as unknown as TokenRefreshOptions
-    expect(resolveRefreshSettings(given).retry).toEqual({
-      ...DEFAULT_RETRY,
-      expiredMaxMs: Number.POSITIVE_INFINITY,
-    })
-    const cdn = { cooldownMs: undefined, timeoutMs: undefined }
-    const withCdn = { getToken, refreshLeadSeconds: 10, cdn } as unknown as TokenRefreshOptions
-    expect(resolveRefreshSettings(withCdn).cdn).toMatchObject(CDN_FAILOVER_DEFAULTS)
+  it('refuses an explicit undefined and an Infinity cap too (in a page without TypeScript)', () => {
+    for (const retry of [{ maxMs: undefined }, { expiredMaxMs: Number.POSITIVE_INFINITY }]) {
+      const given = { getToken, refreshLeadSeconds: 10, retry } as unknown as TokenRefreshOptions
+      expect(() => resolveRefreshSettings(given)).toThrow(RangeError)
+    }
   })
 
   it('refuses a lead that is not a number', () => {

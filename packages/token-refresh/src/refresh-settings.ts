@@ -116,9 +116,9 @@ export const systemTimers: Timers = {
  * Applies the defaults above to `options` and checks what can be checked before the first
  * token arrives.
  *
- * @throws RangeError naming the option when `refreshLeadSeconds`, `retry.baseMs`, `cdn.cooldownMs`
- *   or `cdn.timeoutMs` is not a number > 0 below 2^31, `retry.maxMs` or `retry.expiredMaxMs` not
- *   one > 0 (`Infinity`: no cap), or `refreshSpreadSeconds` not one >= 0.
+ * @throws RangeError naming the option when `refreshLeadSeconds`, a `retry` bound (`baseMs`,
+ *   `maxMs`, `expiredMaxMs`) or a `cdn` one (`cooldownMs`, `timeoutMs`) is not a number > 0 below
+ *   2^31 (what a timer holds), or `refreshSpreadSeconds` not one >= 0.
  * @example
  * ```ts
  * const settings = resolveRefreshSettings({ getToken, refreshLeadSeconds: 60 })
@@ -127,25 +127,18 @@ export const systemTimers: Timers = {
  */
 export function resolveRefreshSettings(options: TokenRefreshOptions): RefreshSettings {
   const lead = options.refreshLeadSeconds
-  // an option left undefined (`retry: { maxMs: config.maxMs }`) takes its default
-  const retry = { ...DEFAULT_RETRY }
-  for (const key of Object.keys(retry) as (keyof RetryPolicy)[])
-    retry[key] = options.retry?.[key] ?? retry[key]
+  const retry = { ...DEFAULT_RETRY, ...options.retry }
   const cdn = resolveCdnSettings(options.cdn)
-  // One loop names whichever bound is wrong. A delay of 0 or NaN, or one past what a timer holds
-  // (it fires at once), made a failing backend be called, or a CDN probed, in a loop with no
-  // delay. The backoff's caps may be Infinity (no cap: the timer clamps what it is given).
-  const { baseMs, maxMs, expiredMaxMs } = retry
-  const { cooldownMs, timeoutMs } = cdn
+  // One loop names whichever bound is wrong (`probe: 1` stands in for the probe function). A
+  // delay of 0, NaN or undefined (`retry: { maxMs: config.maxMs }`), or one past what a timer
+  // holds (it fires at once), called a failing backend, or probed a CDN, in a loop with no delay.
   for (const [name, value] of Object.entries({
-    maxMs,
-    expiredMaxMs,
     refreshLeadSeconds: lead,
-    baseMs,
-    cooldownMs,
-    timeoutMs,
+    ...retry,
+    ...cdn,
+    probe: 1,
   }))
-    if (!(value > 0 && (value < 2 ** 31 || name.endsWith('axMs'))))
+    if (!(value > 0 && value < 2 ** 31))
       throw new RangeError(`${name} must be a number > 0 (below 2^31), got ${value}`)
   const spread = options.refreshSpreadSeconds ?? lead * DEFAULT_SPREAD_OF_LEAD
   if (!(spread >= 0 && spread < Infinity))
