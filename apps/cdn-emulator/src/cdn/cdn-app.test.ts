@@ -12,9 +12,10 @@ const origin = createOrigin({
   now: () => nowMs,
   liveEpochMs: nowMs - 60_000,
 })
-const fromOrigin = (path: string) => origin.fetch(new Request(`http://origin${path}`))
-const cdn = (ipBound: boolean, ip = '127.0.0.1') =>
-  createCdn({ secret, ipBound, origin: fromOrigin, now: () => nowMs, clientIp: () => ip })
+const fromOrigin = (path: string, init?: { headers: Headers }) =>
+  origin.fetch(new Request(`http://origin${path}`, init))
+const cdn = (ipBound: boolean, ip = '127.0.0.1', now = nowMs) =>
+  createCdn({ secret, ipBound, origin: fromOrigin, now: () => now, clientIp: () => ip })
 const plainToken = signToken({ clientId: '12345', video: 'demo', secret, expires })
 
 describe('createCdn', () => {
@@ -201,5 +202,85 @@ describe('nginxUri', () => {
     // nginx refuses a decoded NUL (400); %2500 is the text %00
     expect(nginxUri('/a/%00b')).toBeUndefined()
     expect(nginxUri('/a/%2500')).toBe('/a/%00')
+  })
+})
+
+// What a player on another origin needs beyond the token check: CORS preflights that allow its
+// Range header, and errors that say what is wrong without the secret or the expected token.
+const token = plainToken
+const base = `/videos/12345_demo/${token}/${expires}`
+const VIEWER = '203.0.113.7'
+
+describe('CORS, as nginx (e2e/nginx/token.conf.template) answers it', () => {
+  it('a preflight for a Range request is allowed (Range in Access-Control-Allow-Headers)', async () => {
+    const res = await cdn(false, VIEWER).request(`${base}/v0/seg_000.ts`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'range',
+      },
+    })
+    expect(res.status).toBe(204)
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('range')
+    expect(res.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS')
+  })
+
+  it('every answer, errors included, carries the same CORS and Timing-Allow-Origin headers', async () => {
+    for (const path of [`${base}/master.m3u8`, `/videos/12345_demo/AAAA/${expires}/master.m3u8`]) {
+      const res = await cdn(false, VIEWER).request(path)
+      expect(res.headers.get('access-control-allow-headers'), path).toBe('Range')
+      expect(res.headers.get('access-control-allow-methods'), path).toBe('GET, HEAD, OPTIONS')
+      expect(res.headers.get('timing-allow-origin'), path).toBe('*')
+    }
+  })
+})
+
+describe('Range requests through the CDN', () => {
+  it('reach the origin as nginx forwards them, which answers the whole file (200)', async () => {
+    const res = await cdn(false, VIEWER).request(`${base}/v1/key.bin`, {
+      headers: { range: 'bytes=0-' },
+    })
+    expect(res.status).toBe(200)
+    expect((await res.arrayBuffer()).byteLength).toBe(16)
+    const expired = await cdn(false, VIEWER, (expires + 1) * 1000).request(
+      `${base}/v0/seg_000.ts`,
+      {
+        headers: { range: 'bytes=0-9' },
+      },
+    )
+    expect(expired.status).toBe(410)
+  })
+})
+
+describe('error bodies', () => {
+  it('a 403 says what the token must match, never the secret or the expected token', async () => {
+    const res = await cdn(true, VIEWER).request(
+      `/videos/12345_demo/${token}/${expires}/master.m3u8`,
+    )
+    expect(res.status).toBe(403)
+    const text = await res.text()
+    expect(text).toMatch(/^403 Forbidden: /)
+    expect(text).toContain('203.0.113.7') // the address an IP-bound token must be signed for
+    const expected = signToken({
+      clientId: '12345',
+      video: 'demo',
+      secret,
+      expires,
+      ip: '203.0.113.7',
+    })
+    expect(text).not.toContain(expected)
+    expect(text).not.toContain(secret)
+  })
+
+  it('a 410 says when it expired and what time the CDN reads', async () => {
+    const res = await cdn(false, VIEWER, (expires + 5) * 1000).request(`${base}/master.m3u8`)
+    expect(res.status).toBe(410)
+    expect(await res.text()).toMatch(
+      new RegExp(
+        `^410 Gone: the token expired at ${expires} \\(.*\\); the CDN's clock reads ${expires + 5}`,
+      ),
+    )
   })
 })
