@@ -93,6 +93,14 @@ interface KeyHolder {
  * Every configured key with its account: `API_KEYS` act for client 1001, `SECOND_CLIENT_API_KEYS`
  * for client 1002 (each client sees only its own resources), `RESELLER_API_KEYS` for the reseller.
  */
+const holdersOf = new WeakMap<ApiConfig, KeyHolder[]>()
+/** {@link keyHolders} once per configuration (`apiConfig` reads each environment once). */
+const holders = (config: ApiConfig): KeyHolder[] => {
+  const found = holdersOf.get(config) ?? keyHolders(config)
+  holdersOf.set(config, found)
+  return found
+}
+
 const keyHolders = (config: ApiConfig): KeyHolder[] => [
   ...config.clientKeys.map((key, i) => ({
     key,
@@ -134,12 +142,12 @@ export async function authenticate(c: Context<ApiEnv>, next: Next): Promise<Resp
   if (!credential || credential.includes(' '))
     throw new ApiError(401, 'Invalid Authorization header: expected "<scheme> <token>".')
   if (scheme.toLowerCase() === 'apikey') {
-    const holders = keyHolders(apiConfig(c.env))
+    const known = holders(apiConfig(c.env))
     const index = await findKey(
       credential,
-      holders.map((holder) => holder.key),
+      known.map((holder) => holder.key),
     )
-    const holder = holders[index]
+    const holder = known[index]
     if (!holder) throw new ApiError(401, 'Invalid API key.')
     c.set('principal', {
       kind: holder.kind,

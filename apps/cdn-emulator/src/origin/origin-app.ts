@@ -3,6 +3,7 @@ import { shiftSegmentTime, trackTimescale } from './fmp4-time.ts'
 import { liveDashSegment, liveMpd, readVodMpd, type VodMpd } from './live-mpd.ts'
 import {
   livePlaylist,
+  liveSegmentIndex,
   liveSequence,
   newestLiveSequence,
   parseVodPlaylist,
@@ -158,7 +159,7 @@ export function createOrigin({
         const segmentSeconds = Number(/TARGETDURATION:(\d+)/.exec(vod.header.join('\n'))?.[1] ?? 2)
         if (sequence !== undefined) {
           if (!produced(sequence, segmentSeconds)) return c.text('not found', 404)
-          const uri = vod.segments[sequence % vod.segments.length]?.uri ?? ''
+          const uri = vod.segments[liveSegmentIndex(name, vod.segments.length) ?? 0]?.uri ?? ''
           return file([rendition, ...uri.split('/')])
         }
         const body = livePlaylist(vod, {
